@@ -1,0 +1,65 @@
+"""icml26-shared: the thin core every icml26 paper package builds on.
+
+Logging, seeding, the checksum-verified dataset cache, experiment records with computed verdicts,
+progress bars, headless figures and argument validation. No paper logic lives here.
+"""
+
+from importlib.metadata import PackageNotFoundError, version
+
+from .cache import ChecksumError, atomic_write_text, atomic_writer, cache_dir, cached, fetch, fingerprint, sha256_file, verify
+from .figures import new_figure, save_figure
+from .log import configure_logging, get_logger
+from .progress import progress
+from .records import SCHEMA_VERSION, Claim, Config, Experiment, Record, summarise
+from .seeding import Seeded, derive, seed_everything
+from .validation import (
+    check_array,
+    check_choice,
+    check_closed_interval,
+    check_int,
+    check_number,
+    check_open_interval,
+    check_positive,
+    check_same_length,
+    fail,
+)
+
+try:
+    __version__ = version("icml26-shared")
+except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
+    __version__ = "0+unknown"
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "ChecksumError",
+    "Claim",
+    "Config",
+    "Experiment",
+    "Record",
+    "Seeded",
+    "atomic_write_text",
+    "atomic_writer",
+    "cache_dir",
+    "cached",
+    "check_array",
+    "check_choice",
+    "check_closed_interval",
+    "check_int",
+    "check_number",
+    "check_open_interval",
+    "check_positive",
+    "check_same_length",
+    "configure_logging",
+    "derive",
+    "fail",
+    "fetch",
+    "fingerprint",
+    "get_logger",
+    "new_figure",
+    "progress",
+    "save_figure",
+    "seed_everything",
+    "sha256_file",
+    "summarise",
+    "verify",
+]

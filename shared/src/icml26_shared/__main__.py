@@ -1,0 +1,7 @@
+"""``python -m icml26_shared`` is the ``icml26`` command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,317 @@
+"""Experiment records: ``Config``, ``Claim``, ``Record`` and ``Experiment``.
+
+A package measures; this module decides. ``Experiment.run`` calls the package's ``measure(config,
+out_dir)``, which returns per-seed values of named metrics; each ``Claim`` turns the values of its
+metric into a verdict with one rule for the whole repo (``Claim.decide``); the record with every
+number, the environment and the git sha is written atomically to ``results.json``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import importlib.util
+import json
+import math
+import operator
+import os
+import platform
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .cache import atomic_write_text, fingerprint
+from .log import get_logger
+from .validation import check_number, fail
+
+SCHEMA_VERSION = 1
+VERDICTS = ("holds", "fails", "inconclusive")
+CONFIG_NAMES = ("smoke", "quick", "paper")
+OPS: dict[str, Callable[[float, float], bool]] = {
+    ">=": operator.ge,
+    ">": operator.gt,
+    "<=": operator.le,
+    "<": operator.lt,
+}
+FRAMEWORKS = ("numpy", "scipy", "torch", "jax", "sklearn", "ot", "pennylane", "qiskit", "diffusers")
+
+
+@dataclass(frozen=True)
+class Config:
+    """Base of every package's run configuration: a frozen dataclass of everything a run depends on.
+
+    Subclass it with more fields (all with defaults); ``seeds`` are the independent repetitions.
+    """
+
+    seeds: tuple[int, ...] = (0, 1, 2)
+
+    def __post_init__(self) -> None:
+        if not self.seeds or any(isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in self.seeds):
+            raise fail("seeds", self.seeds, "a non-empty tuple of integers >= 0")
+        if len(set(self.seeds)) != len(self.seeds):
+            raise fail("seeds", self.seeds, "distinct seeds")
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def summarise(values: Sequence[float]) -> dict[str, Any]:
+    """Mean, sample std (ddof=1), standard error and n of per-seed values."""
+    arr = np.asarray(values, dtype=float)
+    n = int(arr.size)
+    finite = bool(np.isfinite(arr).all())
+    std = float(arr.std(ddof=1)) if n > 1 and finite else 0.0
+    return {
+        "per_seed": [float(v) for v in arr],
+        "mean": float(arr.mean()) if finite else float("nan"),
+        "std": std,
+        "sem": std / math.sqrt(n) if n > 1 else 0.0,
+        "n": n,
+    }
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A headline claim of the paper as data, decided by ``mean(metric) <op> threshold``.
+
+    The metric is measured once per seed (or per replication). The verdict uses the standard error
+    (sem) of its mean:
+
+    * ``holds``: the rule is met even at the unfavourable end, mean -/+ sem;
+    * ``fails``: the rule is missed even at the favourable end, mean +/- sem;
+    * ``inconclusive``: in between, or a value is not finite.
+
+    A deterministic metric (one value, sem 0) reduces to the plain comparison. Relative claims
+    ("A beats B") are measured as paired per-seed differences, so the threshold is a constant.
+    """
+
+    id: str
+    statement: str
+    paper: str  # what the paper reports, and where (e.g. "+11 pp on SHD, Table 2")
+    metric: str
+    op: str
+    threshold: float
+
+    def __post_init__(self) -> None:
+        if not self.id or not self.id.replace("_", "").replace("-", "").isalnum():
+            raise fail("id", self.id, "a non-empty identifier of letters, digits, '-' and '_'")
+        if self.op not in OPS:
+            raise fail("op", self.op, f"one of {list(OPS)}")
+        check_number("threshold", self.threshold)
+
+    @property
+    def rule(self) -> str:
+        return f"mean({self.metric}) {self.op} {self.threshold:g}, beyond one standard error"
+
+    def decide(self, values: Sequence[float]) -> str:
+        """The verdict for the per-seed ``values`` of this claim's metric."""
+        s = summarise(values)
+        if s["n"] == 0 or not math.isfinite(s["mean"]):
+            return "inconclusive"
+        meets = OPS[self.op]
+        lower_is_better = self.op in ("<=", "<")
+        unfavourable = s["mean"] + s["sem"] if lower_is_better else s["mean"] - s["sem"]
+        favourable = s["mean"] - s["sem"] if lower_is_better else s["mean"] + s["sem"]
+        if meets(unfavourable, self.threshold):
+            return "holds"
+        if not meets(favourable, self.threshold):
+            return "fails"
+        return "inconclusive"
+
+
+@dataclass
+class Record:
+    """Everything one run measured; serialised as ``results.json`` (schema ``SCHEMA_VERSION``)."""
+
+    paper: str
+    version: str
+    config_name: str
+    config: dict[str, Any]
+    seeds: list[int]
+    metrics: dict[str, dict[str, Any]]
+    claims: list[dict[str, Any]]
+    environment: dict[str, Any]
+    git_sha: str | None
+    wall_seconds: float
+    fingerprint: str
+    figures: list[str] = field(default_factory=list)
+    schema_version: int = SCHEMA_VERSION
+
+    @property
+    def holding(self) -> int:
+        return sum(c["verdict"] == "holds" for c in self.claims)
+
+    def to_json(self) -> str:
+        return json.dumps(dataclasses.asdict(self), indent=2, sort_keys=False, allow_nan=True) + "\n"
+
+    def write(self, path: str | os.PathLike) -> Path:
+        atomic_write_text(path, self.to_json())
+        return Path(path)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> Record:
+        """Read a ``results.json``; a file that does not parse or has another schema raises ValueError."""
+        try:
+            data = json.loads(Path(path).read_text())
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+            raise ValueError(f"{path}: unreadable results.json ({err})") from None
+        if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
+            got = data.get("schema_version") if isinstance(data, dict) else type(data).__name__
+            raise ValueError(f"{path}: schema_version={got!r}: expected {SCHEMA_VERSION}")
+        names = {f.name for f in dataclasses.fields(cls)}
+        missing = names - set(data)
+        if missing:
+            raise ValueError(f"{path}: results.json lacks keys {sorted(missing)}")
+        for claim in data["claims"]:
+            if claim.get("verdict") not in VERDICTS:
+                raise ValueError(f"{path}: claim {claim.get('id')!r} has verdict {claim.get('verdict')!r}")
+        return cls(**{k: data[k] for k in names})
+
+
+def git_sha(cwd: str | os.PathLike | None = None) -> str | None:
+    """The checkout's HEAD sha (``+dirty`` when it has uncommitted changes), or None outside git."""
+    try:
+        sha = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=10, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=cwd, capture_output=True, text=True, timeout=10, check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return sha + ("+dirty" if dirty else "")
+
+
+def environment() -> dict[str, Any]:
+    """Python, platform, CPU count and the versions of frameworks this process has imported."""
+    env: dict[str, Any] = {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpu_count": os.cpu_count(),
+        "frameworks": {},
+        "device": "cpu",
+    }
+    for name in FRAMEWORKS:
+        module = sys.modules.get(name)
+        if module is not None:
+            env["frameworks"][name] = getattr(module, "__version__", "unknown")
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_available():
+        env["device"] = torch.cuda.get_device_name(0)
+    return env
+
+
+def source_hash(module: str) -> str:
+    """sha256 over the ``.py`` files of the top-level package of ``module`` (found without importing it)."""
+    top = module.split(".")[0]
+    spec = importlib.util.find_spec(top)
+    digest = hashlib.sha256()
+    if spec is None:
+        return "unknown"
+    roots = list(spec.submodule_search_locations or []) or [str(Path(spec.origin or "").parent)]
+    for root in roots:
+        for path in sorted(Path(root).rglob("*.py")):
+            digest.update(path.relative_to(root).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+Measure = Callable[[Any, Path], Mapping[str, Sequence[float]]]
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A paper's reproduction: its configs, its claims and the function that measures.
+
+    ``measure(config, out_dir)`` trains/evaluates, may save figures into ``out_dir`` (PNG), and
+    returns ``{metric: per-seed values}``. ``run`` does the rest, the same way for every paper.
+    """
+
+    name: str
+    configs: Mapping[str, Config]
+    claims: Sequence[Claim]
+    measure: Measure
+    distribution: str = ""  # defaults to icml26-<name>
+
+    def __post_init__(self) -> None:
+        missing = [c for c in CONFIG_NAMES if c not in self.configs]
+        if missing:
+            raise fail("configs", sorted(self.configs), f"the configs {list(CONFIG_NAMES)}; missing {missing}")
+        ids = [c.id for c in self.claims]
+        if not ids or len(set(ids)) != len(ids):
+            raise fail("claims", ids, "a non-empty list of claims with distinct ids")
+
+    @property
+    def version(self) -> str:
+        try:
+            return metadata.version(self.distribution or f"icml26-{self.name}")
+        except metadata.PackageNotFoundError:
+            return "0+unknown"
+
+    def config(self, name: str) -> Config:
+        if name not in self.configs:
+            raise fail("config", name, f"one of {sorted(self.configs)} for paper {self.name!r}")
+        return self.configs[name]
+
+    def fingerprint(self, config: Config) -> str:
+        """What a result depends on: the config's values, the package version and its source code."""
+        return fingerprint(
+            {"config": config.as_dict(), "version": self.version, "source": source_hash(self.measure.__module__)}
+        )
+
+    def run(self, config: str | Config = "quick", out_dir: str | os.PathLike | None = None) -> Record:
+        """Measure under ``config`` (a name or a Config), decide every claim, write ``results.json``."""
+        if isinstance(config, str):
+            config_name, cfg = config, self.config(config)
+        else:
+            matches = [k for k, v in self.configs.items() if v == config]
+            config_name, cfg = (matches[0] if matches else "custom"), config
+        out = Path(out_dir) if out_dir is not None else Path("results") / self.name
+        out.mkdir(parents=True, exist_ok=True)
+        log = get_logger(self.name)
+        log.info("running %s with config %r -> %s", self.name, config_name, out)
+        start = time.perf_counter()
+        measured = dict(self.measure(cfg, out))
+        wall = time.perf_counter() - start
+        metrics = {k: summarise(v) for k, v in measured.items()}
+        claims = []
+        for claim in self.claims:
+            if claim.metric not in metrics:
+                raise KeyError(f"measure() returned no metric {claim.metric!r}, needed by claim {claim.id!r}")
+            verdict = claim.decide(metrics[claim.metric]["per_seed"])
+            claims.append(
+                {
+                    "id": claim.id,
+                    "statement": claim.statement,
+                    "paper": claim.paper,
+                    "metric": claim.metric,
+                    "measured": {k: metrics[claim.metric][k] for k in ("mean", "std", "sem", "n")},
+                    "rule": claim.rule,
+                    "verdict": verdict,
+                }
+            )
+        record = Record(
+            paper=self.name,
+            version=self.version,
+            config_name=config_name,
+            config=cfg.as_dict(),
+            seeds=list(cfg.seeds),
+            metrics=metrics,
+            claims=claims,
+            environment=environment(),
+            git_sha=git_sha(),
+            wall_seconds=round(wall, 3),
+            fingerprint=self.fingerprint(cfg),
+            figures=sorted(p.name for p in out.glob("*.png")),
+        )
+        record.write(out / "results.json")
+        log.info("%s: %d/%d claims hold in %.1f s", self.name, record.holding, len(claims), wall)
+        return record

@@ -1,0 +1,131 @@
+"""``icml26 reproduce``: run many papers, locally in worker processes or on a cluster with submitit.
+
+Each paper runs in a process of its own, so one paper that crashes, even hard, does not stop the
+others; a paper whose ``results.json`` is up to date (same fingerprint: config, version and source)
+is skipped unless ``force``.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from .log import get_logger
+from .papers import load
+from .records import Record
+from .validation import check_choice, check_int
+
+log = get_logger("icml26.reproduce")
+EXECUTORS = ("local", "slurm")
+SUBMITIT_CLUSTERS = ("slurm", "local", "debug")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    slug: str
+    status: str  # "ran", "skipped" or "failed"
+    holding: int = 0
+    total: int = 0
+    wall_seconds: float = 0.0
+    error: str = ""
+
+
+def run_paper(slug: str, config: str, out_root: str) -> Outcome:
+    """Run one paper in this process and write ``<out_root>/<slug>/results.json``."""
+    start = time.perf_counter()
+    try:
+        record = load(slug).run(config, Path(out_root) / slug)
+    except Exception as err:  # one paper's failure is an outcome, not a crash
+        return Outcome(slug, "failed", wall_seconds=time.perf_counter() - start, error=f"{type(err).__name__}: {err}")
+    return Outcome(slug, "ran", record.holding, len(record.claims), record.wall_seconds)
+
+
+def up_to_date(slug: str, config: str, out_root: str) -> Record | None:
+    """The stored record if it was made from the same config, version and source; else None."""
+    path = Path(out_root) / slug / "results.json"
+    if not path.is_file():
+        return None
+    try:
+        record = Record.load(path)
+        experiment = load(slug)
+        current = experiment.fingerprint(experiment.config(config))
+    except (ValueError, ImportError) as err:
+        log.warning("%s: stored results not reusable (%s)", slug, err)
+        return None
+    return record if record.config_name == config and record.fingerprint == current else None
+
+
+def _subprocess_run(slug: str, config: str, out_root: str, verbose: bool) -> Outcome:
+    """Run a paper through ``python -m icml26_shared run`` in a fresh process; its log goes to run.log."""
+    out = Path(out_root) / slug
+    out.mkdir(parents=True, exist_ok=True)
+    cmd = [sys.executable, "-m", "icml26_shared", "run", slug, "--config", config, "--out", out_root]
+    if verbose:
+        cmd.append("--verbose")
+    start = time.perf_counter()
+    with open(out / "run.log", "w") as logfile:
+        code = subprocess.run(cmd, stdout=logfile, stderr=subprocess.STDOUT, check=False).returncode
+    wall = time.perf_counter() - start
+    if code != 0:
+        tail = (out / "run.log").read_text().strip().splitlines()[-1:] or [""]
+        return Outcome(slug, "failed", wall_seconds=wall, error=f"exit {code}: {tail[0]} (see {out / 'run.log'})")
+    record = Record.load(out / "results.json")
+    return Outcome(slug, "ran", record.holding, len(record.claims), record.wall_seconds)
+
+
+def reproduce(
+    slugs: Sequence[str],
+    config: str = "quick",
+    out_root: str = "results",
+    jobs: int = 1,
+    executor: str = "local",
+    force: bool = False,
+    submitit_cluster: str = "slurm",
+    timeout_min: int = 60,
+    verbose: bool = False,
+) -> list[Outcome]:
+    """Run ``slugs`` (skipping up-to-date ones unless ``force``); returns one Outcome per paper."""
+    check_int("jobs", jobs, 1)
+    check_choice("executor", executor, EXECUTORS)
+    check_choice("submitit_cluster", submitit_cluster, SUBMITIT_CLUSTERS)
+    check_int("timeout_min", timeout_min, 1)
+    outcomes: dict[str, Outcome] = {}
+    todo = []
+    for slug in slugs:
+        load(slug)  # unknown slugs fail here, before anything runs
+        record = None if force else up_to_date(slug, config, out_root)
+        if record is not None:
+            outcomes[slug] = Outcome(slug, "skipped", record.holding, len(record.claims), record.wall_seconds)
+        else:
+            todo.append(slug)
+    log.info("reproduce: %d to run, %d up to date", len(todo), len(outcomes))
+    if executor == "local":
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            futures = {s: pool.submit(_subprocess_run, s, config, out_root, verbose) for s in todo}
+            outcomes.update({s: f.result() for s, f in futures.items()})
+    elif todo:
+        import submitit
+
+        ex = submitit.AutoExecutor(folder=Path(out_root) / ".submitit", cluster=submitit_cluster)
+        ex.update_parameters(timeout_min=timeout_min, slurm_array_parallelism=jobs, name="icml26")
+        submitted = {s: ex.submit(run_paper, s, config, out_root) for s in todo}
+        for slug, job in submitted.items():
+            try:
+                outcomes[slug] = job.result()
+            except Exception as err:  # a job that died on the cluster
+                outcomes[slug] = Outcome(slug, "failed", error=f"{type(err).__name__}: {err}")
+    return [outcomes[s] for s in slugs]
+
+
+def summary_table(outcomes: Sequence[Outcome]) -> str:
+    """A plain-text table of outcomes, one row per paper."""
+    rows = [f"{'paper':<22} {'status':<8} {'claims':>7} {'wall s':>8}  error"]
+    for o in outcomes:
+        claims = f"{o.holding}/{o.total}" if o.total else "-"
+        rows.append(f"{o.slug:<22} {o.status:<8} {claims:>7} {o.wall_seconds:>8.1f}  {o.error}")
+    return "\n".join(rows)
