@@ -1,0 +1,12 @@
+"""Sinkhorn Treatment Effects: A Causal Optimal Transport Measure: reference implementation (icml26)."""
+
+from importlib.metadata import PackageNotFoundError, version
+
+from .method import method
+
+try:
+    __version__ = version("icml26-sinkhorn-te")
+except PackageNotFoundError:  # pragma: no cover
+    __version__ = "0+unknown"
+
+__all__ = ["method"]

@@ -1,0 +1,12 @@
+"""UltraLIF: Fully Differentiable Spiking Neural Networks via Ultradiscretization and Max-Plus Algebra: reference implementation (icml26)."""
+
+from importlib.metadata import PackageNotFoundError, version
+
+from .method import method
+
+try:
+    __version__ = version("icml26-ultralif")
+except PackageNotFoundError:  # pragma: no cover
+    __version__ = "0+unknown"
+
+__all__ = ["method"]
