@@ -6,7 +6,17 @@ progress bars, headless figures and argument validation. No paper logic lives he
 
 from importlib.metadata import PackageNotFoundError, version
 
-from .cache import ChecksumError, atomic_write_text, atomic_writer, cache_dir, cached, fetch, fingerprint, sha256_file, verify
+from .cache import (
+    ChecksumError,
+    atomic_write_text,
+    atomic_writer,
+    cache_dir,
+    cached,
+    fetch,
+    fingerprint,
+    sha256_file,
+    verify,
+)
 from .figures import new_figure, save_figure
 from .log import configure_logging, get_logger
 from .progress import progress

@@ -163,7 +163,7 @@ def fetch(url: str, sha256: str, *, filename: str | None = None, subdir: str = "
             return _copy_verified(src, target, sha256, str(mirrored))
     log.info("downloading %s", url)
     try:
-        with urllib.request.urlopen(url, timeout=60) as response:  # noqa: S310 - URLs come from package code
+        with urllib.request.urlopen(url, timeout=60) as response:
             return _copy_verified(response, target, sha256, url)
     except OSError as err:
         raise OSError(
@@ -232,4 +232,3 @@ def _load(path: Path) -> dict[str, Any]:
     from safetensors.numpy import load_file
 
     return load_file(str(path))
-

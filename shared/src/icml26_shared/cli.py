@@ -56,12 +56,22 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         if s not in known:
             raise unknown_paper(s, known)
     outcomes = reproduce(
-        slugs, args.config, args.out, args.jobs, args.executor, args.force, args.submitit_cluster,
-        args.timeout_min, args.verbose,
+        slugs,
+        args.config,
+        args.out,
+        args.jobs,
+        args.executor,
+        args.force,
+        args.submitit_cluster,
+        args.timeout_min,
+        args.verbose,
     )
     print(summary_table(outcomes))
     failed = [o.slug for o in outcomes if o.status == "failed"]
-    print(f"{len(outcomes) - len(failed)} of {len(outcomes)} papers ok" + (f"; failed: {', '.join(failed)}" if failed else ""))
+    print(
+        f"{len(outcomes) - len(failed)} of {len(outcomes)} papers ok"
+        + (f"; failed: {', '.join(failed)}" if failed else "")
+    )
     return 1 if failed else 0
 
 
@@ -95,8 +105,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_run_args(p)
     p.add_argument("--jobs", type=int, default=1, help="papers at once")
     p.add_argument("--executor", default="local", choices=["local", "slurm"])
-    p.add_argument("--submitit-cluster", default="slurm", choices=["slurm", "local", "debug"],
-                   help="submitit backend for --executor slurm (local/debug: test it without a cluster)")
+    p.add_argument(
+        "--submitit-cluster",
+        default="slurm",
+        choices=["slurm", "local", "debug"],
+        help="submitit backend for --executor slurm (local/debug: test it without a cluster)",
+    )
     p.add_argument("--timeout-min", type=int, default=60, help="per-paper job time limit on the cluster")
     p.add_argument("--force", action="store_true", help="rerun papers whose results are up to date")
     p.set_defaults(func=cmd_reproduce)

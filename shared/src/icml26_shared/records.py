@@ -59,7 +59,8 @@ class Config:
             raise fail("seeds", self.seeds, "distinct seeds")
 
     def as_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """The values in JSON form (tuples become lists), as stored in results.json."""
+        return json.loads(json.dumps(dataclasses.asdict(self), default=str))
 
 
 def summarise(values: Sequence[float]) -> dict[str, Any]:
@@ -183,7 +184,11 @@ def git_sha(cwd: str | os.PathLike | None = None) -> str | None:
         ).stdout.strip()
         dirty = subprocess.run(
             ["git", "status", "--porcelain", "--untracked-files=no"],
-            cwd=cwd, capture_output=True, text=True, timeout=10, check=True,
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
         ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return None
