@@ -18,7 +18,7 @@ from pathlib import Path
 
 SLUG_RE = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 
-PYPROJECT = '''[project]
+PYPROJECT = """[project]
 name = "icml26-{slug}"
 version = "0.1.0"
 description = "{title} (ICML 2026): reference implementation"
@@ -45,9 +45,9 @@ build-backend = "hatchling.build"
 
 [tool.hatch.build.targets.wheel]
 packages = ["src/{module}"]
-'''
+"""
 
-README = '''# {slug}: {title}
+README = """# {slug}: {title}
 
 One sentence on what the method does. Paper: ICML 2026. Status: see `results/{slug}/results.json`.
 
@@ -88,7 +88,7 @@ icml26 run {slug} --config quick      # or: make {slug}
 
 ```bibtex
 ```
-'''
+"""
 
 INIT = '''"""{title}: reference implementation (icml26)."""
 
@@ -175,7 +175,7 @@ def run(config: Config | str = "quick", out_dir: Path | None = None):
     return EXPERIMENT.run(config, out_dir)
 '''
 
-TEST_METHOD = '''import numpy as np
+TEST_METHOD = """import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -192,9 +192,9 @@ def test_norms_are_nonnegative(n, d):
 def test_rejects_nan():
     with pytest.raises(ValueError, match="x="):
         method(np.array([[np.nan]]))
-'''
+"""
 
-TEST_EXPERIMENT = '''import json
+TEST_EXPERIMENT = """import json
 
 from {module}.experiment import EXPERIMENT
 
@@ -206,9 +206,9 @@ def test_smoke_run_writes_results(tmp_path):
     assert {{c["id"] for c in data["claims"]}} == {{c.id for c in EXPERIMENT.claims}}
     assert all(c["verdict"] in {{"holds", "fails", "inconclusive"}} for c in data["claims"])
     assert record.claims == data["claims"]
-'''
+"""
 
-TEST_README = '''import re
+TEST_README = """import re
 from pathlib import Path
 
 README = Path(__file__).parents[1] / "README.md"
@@ -219,7 +219,7 @@ def test_readme_usage_block_runs():
     usage = text.split("## Usage", 1)[1]
     code = re.search(r"```python\\n(.*?)```", usage, re.S).group(1)
     exec(compile(code, str(README), "exec"), {{"__name__": "readme"}})
-'''
+"""
 
 
 def scaffold(slug: str, title: str, root: Path) -> Path:

@@ -1,0 +1,6 @@
+"""Make the tool scripts in tools/ importable by their tests."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
