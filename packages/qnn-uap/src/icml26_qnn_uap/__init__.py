@@ -1,0 +1,12 @@
+"""SAQNN: Spectral Adaptive Quantum Neural Network as a Universal Approximator: reference implementation (icml26)."""
+
+from importlib.metadata import PackageNotFoundError, version
+
+from .method import method
+
+try:
+    __version__ = version("icml26-qnn-uap")
+except PackageNotFoundError:  # pragma: no cover
+    __version__ = "0+unknown"
+
+__all__ = ["method"]
