@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from icml26_online_matching import GreedyPolicy, StatusQuoPolicy, omniscient_optimum, simulate
 
 

@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from icml26_online_matching import (
     Donors,
     Patients,
@@ -19,7 +18,7 @@ from icml26_online_matching.data import ABO_COMPATIBLE
 
 
 def test_abo_rules():
-    O, A, B, AB = range(4)  # noqa: N806 - blood-group names
+    O, A, B, AB = range(4)
     assert ABO_COMPATIBLE[O].all() and ABO_COMPATIBLE[:, AB].all()
     assert not ABO_COMPATIBLE[A, B] and not ABO_COMPATIBLE[B, A] and not ABO_COMPATIBLE[AB, O]
 
@@ -66,7 +65,10 @@ def test_departures_follow_urgency():
         (lambda: Donors(abo=np.array([0]), age=np.array([np.nan]), weight=np.array([70.0])), "age"),
         (lambda: Donors(abo=np.array([0]), age=np.array([-1.0]), weight=np.array([70.0])), "age"),
         (lambda: Donors(abo=np.array([0]), age=np.array([30.0]), weight=np.array([-70.0])), "weight"),
-        (lambda: Patients(abo=np.array([0]), tier=np.array([7]), age=np.array([30.0]), weight=np.array([70.0])), "tier"),
+        (
+            lambda: Patients(abo=np.array([0]), tier=np.array([7]), age=np.array([30.0]), weight=np.array([70.0])),
+            "tier",
+        ),
         (lambda: SimulatorParams(size_ratio=(1.3, 0.8)), "size_ratio"),
         (lambda: SimulatorParams(abo_freq=(0.5, 0.5, 0.5, -0.5)), "abo_freq"),
         (lambda: sample_patients(0, np.random.default_rng(0)), "n"),

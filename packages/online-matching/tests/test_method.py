@@ -4,8 +4,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.optimize import linear_sum_assignment
-
 from icml26_online_matching import (
     CoarsenedPolicy,
     coarsen,
@@ -15,6 +13,7 @@ from icml26_online_matching import (
     simulate,
     solve_fluid_lp,
 )
+from scipy.optimize import linear_sum_assignment
 
 
 def profile(seed, n=12, K=4):

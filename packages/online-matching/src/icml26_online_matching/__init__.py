@@ -1,11 +1,14 @@
-"""Near-Optimal Dynamic Matching via Coarsening with Application to Heart Transplantation: reference implementation (icml26)."""
+"""Near-Optimal Dynamic Matching via Coarsening with Application to Heart Transplantation (icml26).
+
+The public API: simulator (data), coarsened LP policy (method) and baselines.
+"""
 
 from importlib.metadata import PackageNotFoundError, version
 
 from .baselines import GreedyPolicy, StatusQuoPolicy, omniscient_optimum, simulate
 from .data import (
-    DonorTypes,
     Donors,
+    DonorTypes,
     Patients,
     SimulatorParams,
     benefit,

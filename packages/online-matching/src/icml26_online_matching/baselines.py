@@ -7,9 +7,8 @@ method.py. ``simulate`` runs any policy over one horizon of arrivals.
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
-
 from icml26_shared import check_array, fail
+from scipy.optimize import linear_sum_assignment
 
 from .method import check_weights
 

@@ -11,9 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from sklearn.cluster import KMeans
-
 from icml26_shared import check_array, check_int, check_same_length, fail
+from sklearn.cluster import KMeans
 
 ABO = ("O", "A", "B", "AB")
 # ABO_COMPATIBLE[d, r]: a donor of blood type d can give to a recipient of blood type r (O universal donor, AB universal

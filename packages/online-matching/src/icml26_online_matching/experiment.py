@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-
-from icml26_shared import Claim, Config as BaseConfig, Experiment, derive, get_logger, new_figure, save_figure
+from icml26_shared import Claim, Experiment, derive, get_logger, new_figure, save_figure
+from icml26_shared import Config as BaseConfig
 
 from .baselines import GreedyPolicy, StatusQuoPolicy, omniscient_optimum, simulate
-from .data import benefit, learn_donor_types, sample_departures, sample_donors, sample_patients
+from .data import SimulatorParams, benefit, learn_donor_types, sample_departures, sample_donors, sample_patients
 from .method import CoarsenedPolicy, coarsen, lower_bound, solve_fluid_lp
 
 log = get_logger("online-matching")
@@ -90,8 +90,6 @@ def departures_mask(patients, T: int, rng: np.random.Generator) -> tuple[np.ndar
     """Dynamic extension: (present (T, n), availability a (n,)). Arrivals are uniform over the horizon (sorted);
     patient u is present at arrival i iff its departure time exceeds the arrival's time. a_u = E[min(D_u, H)] / H
     is the fraction of the horizon u is expected to stay, used to cap the LP (upper_jt = λ_t sum_{u in C_j} a_u)."""
-    from .data import SimulatorParams
-
     params = SimulatorParams()
     H = params.horizon_years
     times = np.sort(rng.uniform(0.0, H, T))
@@ -134,9 +132,9 @@ def measure_seed(config: Config, seed: int) -> dict[str, float]:
     status_quo = StatusQuoPolicy(patients.tier, patients.waited)
     out["ratio_status_quo"] = simulate(status_quo, W, t_of, policy_rng)[0] / opt
     chosen = policies[b_star].c
-    out["ratio_no_threshold"] = simulate(CoarsenedPolicy(chosen, p, config.T, thresholds=False), W, t_of, policy_rng)[
-        0
-    ] / opt
+    out["ratio_no_threshold"] = (
+        simulate(CoarsenedPolicy(chosen, p, config.T, thresholds=False), W, t_of, policy_rng)[0] / opt
+    )
 
     present, a = departures_mask(patients, config.T, rng)
     opt_dyn, _ = omniscient_optimum(W * present)
@@ -146,7 +144,9 @@ def measure_seed(config: Config, seed: int) -> dict[str, float]:
     out["dyn_ratio_coarsened"] = simulate(dynamic, W, t_of, policy_rng, present)[0] / opt_dyn
     out["dyn_ratio_greedy"] = simulate(GreedyPolicy(), W, t_of, policy_rng, present)[0] / opt_dyn
     out["dyn_ratio_status_quo"] = simulate(status_quo, W, t_of, policy_rng, present)[0] / opt_dyn
-    log.info("seed %d: b*=%d coarsened %.3f status quo %.3f", seed, b_star, out["ratio_coarsened"], out["ratio_status_quo"])
+    log.info(
+        "seed %d: b*=%d coarsened %.3f status quo %.3f", seed, b_star, out["ratio_coarsened"], out["ratio_status_quo"]
+    )
     return out
 
 

@@ -15,11 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from icml26_shared import check_array, check_int, fail
 from scipy.optimize import linprog
 from scipy.sparse import coo_matrix, vstack
 from sklearn.cluster import KMeans
-
-from icml26_shared import check_array, check_int, check_open_interval, fail
 
 
 def check_weights(name: str, w: np.ndarray, ndim: int = 2) -> np.ndarray:
