@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from itertools import combinations
 
-
 from icml26_shared import fail
 
 from .constraints import Cardinality, PartitionMatroid

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 import numpy as np
-
 from icml26_shared import check_array, check_int, fail
 
 

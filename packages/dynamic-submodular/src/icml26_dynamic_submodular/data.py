@@ -7,8 +7,9 @@ inside scikit-learn (no download).
 
 from __future__ import annotations
 
-import numpy as np
+import functools
 
+import numpy as np
 from icml26_shared import check_int, check_open_interval
 
 from .constraints import Cardinality, PartitionMatroid
@@ -33,14 +34,20 @@ def digits_facility_location(n: int, rng: np.random.Generator) -> tuple[np.ndarr
 
     sim(i, j) = exp(-||x_i - x_j||^2 / median squared distance) ([INF] bandwidth: the median heuristic).
     """
-    from sklearn.datasets import load_digits
-
-    X, y = load_digits(return_X_y=True)
+    X, y = _digits()
     check_int("n", n, 2, len(X))
     pick = rng.choice(len(X), size=n, replace=False)
     X, y = X[pick], y[pick]
     sq = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
     return np.exp(-sq / np.median(sq[np.triu_indices(n, 1)])), y.astype(np.intp)
+
+
+@functools.cache
+def _digits() -> tuple[np.ndarray, np.ndarray]:
+    """scikit-learn's bundled 8x8 digits (1797, 64) and labels, loaded once per process."""
+    from sklearn.datasets import load_digits
+
+    return load_digits(return_X_y=True)
 
 
 def _choose_op(active: int, target: int, p_del: float, rng: np.random.Generator) -> int:

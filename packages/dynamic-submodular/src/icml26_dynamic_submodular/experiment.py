@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-
-from icml26_shared import Claim, Config as BaseConfig, Experiment, derive, new_figure, save_figure
+from icml26_shared import Claim, Experiment, derive, new_figure, save_figure
+from icml26_shared import Config as BaseConfig
 
 from .baselines import LazyRepair, RecomputeGreedy, SwapStreaming
 from .constraints import Cardinality
@@ -37,7 +37,7 @@ class Config(BaseConfig):
 
 
 CONFIGS = {
-    "smoke": Config(seeds=(0, 1), n_sets=40, universe=120, n_digits=60, k=12, steps=100, capacities=(1, 2)),
+    "smoke": Config(seeds=(0, 1), n_sets=30, universe=80, n_digits=40, k=8, steps=60, capacities=(1, 2)),
     "quick": Config(),
     "paper": Config(seeds=tuple(range(10)), n_digits=1000, steps=5000, capacities=(1, 2, 4, 8, 16)),
 }
@@ -187,11 +187,19 @@ def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
         put("greedy_max_change_over_2k", greedy_max / (2 * config.k))
         put("greedy_minus_ours_max_change", greedy_max - ours_max)
         for name in ("ours", "lazy", "swap"):
-            put(f"{name}_ratio", np.mean([_ratio(run, name, run_f_warmup(key, config)) for key, (run, _) in card.items()]))
+            put(
+                f"{name}_ratio",
+                np.mean([_ratio(run, name, run_f_warmup(key, config)) for key, (run, _) in card.items()]),
+            )
             for kind in ("random", "adversarial"):
-                ratios = [_ratio(run, name, run_f_warmup(key, config)) for key, (run, _) in card.items() if key[1] == kind]
+                ratios = [
+                    _ratio(run, name, run_f_warmup(key, config)) for key, (run, _) in card.items() if key[1] == kind
+                ]
                 put(f"{name}_ratio_{kind}", np.mean(ratios))
-        put("lazy_ratio_random_minus_adversarial", values["lazy_ratio_random"][-1] - values["lazy_ratio_adversarial"][-1])
+        put(
+            "lazy_ratio_random_minus_adversarial",
+            values["lazy_ratio_random"][-1] - values["lazy_ratio_adversarial"][-1],
+        )
         for name in ("ours", "greedy", "lazy", "swap"):
             put(f"{name}_mean_change", np.mean([run[name]["change"].mean() for run, _ in card.values()]))
         put("ours_bound", next(iter(card.values()))[1].bound)
@@ -206,7 +214,10 @@ def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
             put(f"matroid_greedy_max_change_k{rank}", mat[rank][0]["greedy"]["change"].max())
         small = next(r for r in ranks if 4 * r in mat) if any(4 * r in mat for r in ranks) else ranks[0]
         big = 4 * small if 4 * small in mat else ranks[-1]
-        put("matroid_change_growth", mat[big][0]["ours"]["change"].max() / max(1.0, mat[small][0]["ours"]["change"].max()))
+        put(
+            "matroid_change_growth",
+            mat[big][0]["ours"]["change"].max() / max(1.0, mat[small][0]["ours"]["change"].max()),
+        )
         if seed == config.seeds[0]:
             _figures(card, mat, config, out_dir)
     return values
@@ -224,7 +235,9 @@ def _figures(card: dict, mat: dict, config: Config, out_dir: Path) -> None:
     for name, style in (("greedy", "C1-"), ("ours", "C0-"), ("lazy", "C2-")):
         axes[0].plot(run[name]["change"], style, lw=0.8, label=name)
     axes[0].axhline(ours.bound, color="k", ls="--", lw=0.8, label="our bound")
-    axes[0].set(xlabel="step t", ylabel="|ALG_t sym.diff. ALG_t-1|", title=f"facility location, adversarial, k={config.k}")
+    axes[0].set(
+        xlabel="step t", ylabel="|ALG_t sym.diff. ALG_t-1|", title=f"facility location, adversarial, k={config.k}"
+    )
     axes[0].legend(fontsize=7)
     for name, style in (("ours", "C0-"), ("lazy", "C2-"), ("swap", "C3-")):
         axes[1].plot(run[name]["value"] / np.maximum(run["greedy"]["value"], 1e-12), style, lw=0.8, label=name)

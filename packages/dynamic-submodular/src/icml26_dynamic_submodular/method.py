@@ -29,7 +29,6 @@ import math
 from collections.abc import Iterable
 
 import numpy as np
-
 from icml26_shared import check_int, check_open_interval, fail
 
 from .constraints import Cardinality, PartitionMatroid

@@ -12,7 +12,6 @@ from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 import numpy as np
-
 from icml26_shared import check_array, check_closed_interval, check_int, fail
 
 TOLERANCE = 1e-9  # relative slack of the monotone/submodular spot checks (float round-off)
