@@ -35,7 +35,7 @@ class Config(BaseConfig):
 
 CONFIGS = {
     "smoke": Config(seeds=(0, 1), n=40, T=30, K=8, n_history=400, cluster_sizes=(1, 4, 10, 40)),
-    "quick": Config(seeds=tuple(range(20)), n=300, T=250, K=50, n_history=5000, cluster_sizes=(1, 5, 20, 60, 300)),
+    "quick": Config(seeds=tuple(range(12)), n=300, T=250, K=50, n_history=5000, cluster_sizes=(1, 5, 20, 60, 300)),
     # [INF] the paper's scale as far as the abstract tells: 1,000 donor types; a US-sized yearly waitlist.
     "paper": Config(
         seeds=tuple(range(20)), n=3000, T=2500, K=1000, n_history=50000, cluster_sizes=(1, 5, 20, 60, 200, 3000)
