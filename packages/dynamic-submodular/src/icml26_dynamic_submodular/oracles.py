@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from icml26_shared import check_array, check_closed_interval, check_int, fail
 
-TOLERANCE = 1e-9  # relative slack of the monotone/submodular spot checks (float round-off)
+TOLERANCE = 1e-6  # relative slack of the monotone/submodular spot checks (float32 round-off)
 
 
 class Oracle:
@@ -85,7 +85,7 @@ class Coverage(Oracle):
         if not np.isin(incidence, (0, 1)).all():
             raise fail("incidence", incidence, "a 0/1 matrix (n sets, m universe items)")
         super().__init__(incidence.shape[0])
-        self.A = incidence.astype(np.float64)
+        self.A = incidence.astype(np.float32)  # float32 halves the memory traffic of batched gains
         w = np.ones(incidence.shape[1]) if weights is None else check_array("weights", weights, ndim=1, dtype=float)
         if w.shape != (incidence.shape[1],) or (w < 0).any():
             raise fail("weights", w, f"{incidence.shape[1]} non-negative weights, one per universe item")
@@ -115,7 +115,7 @@ class FacilityLocation(Oracle):
         if (sim < 0).any():
             raise fail("similarity", sim, "non-negative similarities (negative weights break monotonicity)")
         super().__init__(sim.shape[1])
-        self.simT = np.ascontiguousarray(sim.T)  # (n, m): row j = how well element j serves each client
+        self.simT = np.ascontiguousarray(sim.T, dtype=np.float32)  # (n, m): row j serves each client
 
     def _state(self, S: np.ndarray) -> np.ndarray:
         return self.simT[S].max(0) if S.size else np.zeros(self.simT.shape[1])  # best similarity per client
