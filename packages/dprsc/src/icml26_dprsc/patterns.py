@@ -148,8 +148,10 @@ def adjacency_statistic(A: sp.csr_array, pattern: Pattern) -> int:
         return 0
     if pattern.kind != "triangle":
         return int(A.sum(axis=1).max())
-    codegree = sp.triu(A @ A, k=1)
-    return int(codegree.max()) if codegree.nnz else 0
+    codegree = sp.csr_array(A @ A)  # entry (u, v) = |N(u) & N(v)|; the diagonal holds degrees
+    rows = np.repeat(np.arange(codegree.shape[0]), np.diff(codegree.indptr))
+    off_diagonal = codegree.data[codegree.indices != rows]
+    return int(off_diagonal.max()) if off_diagonal.size else 0
 
 
 def sensitivity_bound(pattern: Pattern, s: float) -> float:
