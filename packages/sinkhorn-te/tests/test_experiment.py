@@ -1,6 +1,11 @@
+"""The smoke run end to end, the results.json schema, the configs and the CLI's bad inputs."""
+
 import json
 
-from icml26_sinkhorn_te.experiment import EXPERIMENT
+import numpy as np
+import pytest
+from icml26_shared.cli import paper_main
+from icml26_sinkhorn_te.experiment import CONFIGS, EXPERIMENT, Config, jackknife_abs_bias_gap
 
 
 def test_smoke_run_writes_results(tmp_path):
@@ -10,3 +15,36 @@ def test_smoke_run_writes_results(tmp_path):
     assert {c["id"] for c in data["claims"]} == {c.id for c in EXPERIMENT.claims}
     assert all(c["verdict"] in {"holds", "fails", "inconclusive"} for c in data["claims"])
     assert record.claims == data["claims"]
+    assert set(data["figures"]) == {"rejection_rates.png", "estimator_errors.png"}
+    n = len(CONFIGS["smoke"].seeds)
+    assert all(m["n"] == n for m in data["metrics"].values())
+    assert all(v in (0.0, 1.0) for v in data["metrics"]["reject_aggregated_theta0"]["per_seed"])
+
+
+def test_jackknife_pseudo_values_of_a_gap_of_same_sign_means_are_the_paired_differences():
+    """When every error is positive, |mean| is linear and the pseudo-values are the paired differences."""
+    rng = np.random.default_rng(0)
+    plugin, onestep = rng.random(20) + 1, rng.random(20) + 1
+    np.testing.assert_allclose(jackknife_abs_bias_gap(plugin, onestep), plugin - onestep)
+
+
+def test_config_requires_the_claimed_thetas():
+    with pytest.raises(ValueError, match="thetas="):
+        Config(thetas=(0.5, 1.0))
+
+
+def test_config_rejects_bad_alpha():
+    with pytest.raises(ValueError, match="alpha="):
+        Config(alpha=1.0)
+
+
+def test_config_rejects_bad_eps_factors():
+    with pytest.raises(ValueError, match="eps_factors="):
+        Config(eps_factors=(0.1, 0.0))
+
+
+def test_unknown_config_is_refused(tmp_path, capsys):
+    with pytest.raises(ValueError, match="config="):
+        EXPERIMENT.config("huge")
+    assert paper_main("sinkhorn-te", ["run", "--config", "huge", "--out", str(tmp_path)]) == 2
+    assert "config='huge'" in capsys.readouterr().err
