@@ -1,41 +1,185 @@
-"""Miniature reproduction: configs, claims and the measurement."""
+"""Miniature reproduction: configs, claims and the measurement.
+
+Per seed we draw a collinear unit-variance mixture (K=4 random positions in [-4, 4], Dirichlet(2)
+weights) and measure the exact TV of DDPM under the paper's schedule for T in Ts (claim A), a
+Monte-Carlo check of the full d-dimensional chain (claim B), the TV for K in Ks equally spaced
+components (claim C), the TV under an injected score error (claim D) and the non-unit-variance
+counterpoint (sigma = 0.5, exact TV in d dimensions). The comparators (linear/cosine schedules, DDIM,
+probability-flow ODE) are reported as metrics, not claims.
+"""
 
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from icml26_shared import Claim, Experiment, derive, get_logger
+from icml26_shared import Config as BaseConfig
 
-from icml26_shared import Claim, Config as BaseConfig, Experiment, derive
-
-from .method import method
+log = get_logger("ddpm-gmm")
 
 
 @dataclass(frozen=True)
 class Config(BaseConfig):
-    n: int = 64
+    Ts: tuple[int, ...] = (25, 50, 100, 200, 400)
+    K: int = 4
+    spread: float = 4.0
+    dims: tuple[int, ...] = (2, 16, 128, 1024)
+    mc_samples: int = 2048
+    mc_T: int = 25
+    Ks: tuple[int, ...] = (2, 8, 32)
+    K_spacing: float = 3.0
+    K_T: int = 100
+    eps_scores: tuple[float, ...] = (0.025, 0.05, 0.1, 0.2)
+    eps_T: int = 200
+    sigma_nonunit: float = 0.5
+    nonunit_T: int = 100
+    comparator_Ts: tuple[int, ...] = (25, 100, 400)
+    h: float = 0.005
 
 
 CONFIGS = {
-    "smoke": Config(seeds=(0, 1), n=16),
-    "quick": Config(seeds=(0, 1, 2), n=256),
-    "paper": Config(seeds=tuple(range(10)), n=4096),
+    "smoke": Config(
+        seeds=(0, 1),
+        Ts=(32, 64),
+        dims=(2, 16),
+        mc_samples=256,
+        mc_T=32,
+        Ks=(2, 4),
+        K_T=32,
+        eps_scores=(0.1, 0.2),
+        eps_T=64,
+        nonunit_T=32,
+        comparator_Ts=(32, 64),
+        h=0.02,
+    ),
+    "quick": Config(),
+    "paper": Config(
+        seeds=tuple(range(10)),
+        Ts=(25, 50, 100, 200, 400, 800, 1600),
+        dims=(2, 16, 128, 1024, 4096),
+        mc_samples=20000,
+        mc_T=100,
+        Ks=(2, 4, 8, 16, 32, 64),
+        eps_T=400,
+        comparator_Ts=(25, 50, 100, 200, 400, 800, 1600),
+        h=0.002,
+    ),
 }
 
 CLAIMS = [
-    Claim("placeholder", "Row norms are non-negative.", "n/a", "min_norm", ">=", 0.0),
+    Claim(
+        "tv_rate_1_over_T",
+        "DDPM with exact scores under the paper's schedule: TV decays like 1/T (log-log slope in [-1.3, -0.7]).",
+        "TV <= O~(1/T), i.e. O~(1/eps) steps (Theorem 1, abstract)",
+        "T_slope_deviation",
+        "<=",
+        0.3,
+    ),
+    Claim(
+        "dimension_free",
+        "The full d-dim DDPM chain (d in {2,16,128,1024}) has the exact 1-D chain along span{mu} and an exact "
+        "N(0, I) orthogonal part, so its TV curve is the same for every d: max KS / Bonferroni 5% critical <= 1.",
+        "iteration count independent of d (abstract, Theorem 1)",
+        "dim_ks_ratio",
+        "<=",
+        1.0,
+    ),
+    Claim(
+        "K_nearly_flat",
+        "TV at fixed T is nearly flat in K (K in {2,8,32}): log-log slope of TV vs K <= 0.25.",
+        "independent of K up to log factors (abstract, Theorem 1)",
+        "K_slope",
+        "<=",
+        0.25,
+    ),
+    Claim(
+        "score_error_linear",
+        "An injected score error of RMS eps_s raises TV roughly linearly: log-log slope of TV(eps_s) - TV(0) in "
+        "[0.7, 1.3].",
+        "robust to score errors: TV <= disc. + O~(eps_score) (abstract, Theorem 2)",
+        "eps_slope_deviation",
+        "<=",
+        0.3,
+    ),
+    Claim(
+        "nonunit_counterpoint",
+        "Counterpoint (ours, not the paper's): with sigma=0.5 components the exact TV grows with d: "
+        "TV(d=1024) / TV(d=2) >= 2 at fixed T.",
+        "the theorem assumes unit-variance (isotropic, identity) components [INF]",
+        "nonunit_d_ratio",
+        ">=",
+        2.0,
+    ),
 ]
 
 
 def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
-    values = []
+    """Run every measurement for every seed; save the figures; return per-seed metrics."""
+    from .data import random_collinear_mixture
+    from .measurements import (
+        comparator_curves,
+        dimension_check,
+        k_curve,
+        loglog_slope,
+        nonunit_curve,
+        score_error_curve,
+        tv_curve,
+    )
+    from .plots import plot_curves, plot_projections
+
+    metrics: dict[str, list[float]] = {}
+    curves: dict[str, list] = {}
+
+    def record(name, value):
+        metrics.setdefault(name, []).append(float(value))
+
     for seed in config.seeds:
-        rng = np.random.default_rng(derive(seed, "data"))
-        values.append(float(method(rng.normal(size=(config.n, 3))).min()))
-    return {"min_norm": values}
+        rng = np.random.default_rng(derive(seed, "mixture"))
+        base = random_collinear_mixture(rng, config.K, 1, config.spread)
+        tv_T = tv_curve(base, config.Ts, config.h)
+        slope = loglog_slope(config.Ts, tv_T)
+        record("T_slope", slope)
+        record("T_slope_deviation", abs(slope + 1))
+        ratio, projections = dimension_check(base, config, derive(seed, "monte-carlo"))
+        record("dim_ks_ratio", ratio)
+        tv_K = k_curve(np.random.default_rng(derive(seed, "K")), config)
+        record("K_slope", loglog_slope(config.Ks, tv_K))
+        tv_eps, tv_0 = score_error_curve(base, config)
+        eps_slope = loglog_slope(config.eps_scores, np.asarray(tv_eps) - tv_0)
+        record("eps_slope", eps_slope)
+        record("eps_slope_deviation", abs(eps_slope - 1))
+        tv_unit, tv_nonunit = nonunit_curve(base, config)
+        record("unit_d_ratio", tv_unit[-1] / tv_unit[0])
+        record("nonunit_d_ratio", tv_nonunit[-1] / tv_nonunit[0])
+        comparators = comparator_curves(base, config)
+        for name, tvs in comparators.items():
+            record(f"slope_{name}", loglog_slope(config.comparator_Ts, tvs))
+        for key, value in [
+            ("T", tv_T),
+            ("K", tv_K),
+            ("eps", tv_eps),
+            ("unit", tv_unit),
+            ("nonunit", tv_nonunit),
+            ("comparators", comparators),
+            ("projections", projections),
+        ]:
+            curves.setdefault(key, []).append(value)
+        log.info(
+            "seed %d: T-slope %.3f, KS ratio %.2f, K-slope %.3f, eps-slope %.3f",
+            seed,
+            slope,
+            ratio,
+            metrics["K_slope"][-1],
+            eps_slope,
+        )
+    plot_curves(config, curves, out_dir / "tv_curves.png")
+    plot_projections(config, curves["projections"][0], out_dir / "mc_projections.png")
+    return metrics
 
 
 EXPERIMENT = Experiment(name="ddpm-gmm", configs=CONFIGS, claims=CLAIMS, measure=measure)
 
 
 def run(config: Config | str = "quick", out_dir: Path | None = None):
+    """Run the reproduction under ``config`` (a name or a Config) and write results.json + figures."""
     return EXPERIMENT.run(config, out_dir)
