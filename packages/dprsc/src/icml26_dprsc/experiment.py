@@ -48,9 +48,9 @@ class Config(BaseConfig):
 
 
 CONFIGS = {
-    "smoke": Config(seeds=(0, 1), n=300, blocks=3, p_in=0.2, p_out=0.01, queries=20, real=()),
+    "smoke": Config(seeds=(0, 1), n=200, blocks=2, p_in=0.2, p_out=0.01, queries=10, real=()),
     "quick": Config(seeds=(0, 1, 2, 3, 4)),
-    "paper": Config(seeds=tuple(range(10)), n=5000, blocks=25, U=64, dims=(1, 2, 3), queries=1000),
+    "paper": Config(seeds=tuple(range(10)), n=5000, blocks=25, U=64, queries=1000),
 }
 
 CLAIMS = [
