@@ -186,18 +186,20 @@ def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
 
 
 def plot_rejections(config: Config, metrics: dict[str, list[float]], path: Path) -> None:
-    """Rejection rate (+- binomial standard error) of every test against theta."""
-    fig, ax = new_figure(size=(5.0, 3.4))
+    """Rejection rate (+- binomial standard error) of every test, grouped by theta."""
+    fig, ax = new_figure(size=(5.6, 3.4))
     names = ["aggregated", *(f"eps{j}" for j in range(len(config.eps_factors))), "mmd", "ate"]
     legends = ["aggregated Sinkhorn", *(f"Sinkhorn, eps = {f:.2g} med" for f in config.eps_factors), "MMD", "ATE"]
-    for name, legend in zip(names, legends, strict=True):
+    width = 0.8 / len(names)
+    positions = np.arange(len(config.thetas))
+    for k, (name, legend) in enumerate(zip(names, legends, strict=True)):
         rates = np.array([np.mean(metrics[f"reject_{name}_{label(t)}"]) for t in config.thetas])
         se = np.sqrt(rates * (1 - rates) / len(config.seeds))
-        style = "-o" if name == "aggregated" else "--."
-        ax.errorbar(config.thetas, rates, yerr=se, fmt=style, capsize=2, label=legend)
-    ax.axhline(config.alpha, color="grey", lw=0.8)
-    ax.set(xlabel="theta", ylabel="rejection rate", title=f"n = {config.n}, {len(config.seeds)} replications")
-    ax.legend(fontsize=6)
+        ax.bar(positions + (k - len(names) / 2 + 0.5) * width, rates, width, yerr=se, capsize=2, label=legend)
+    ax.axhline(config.alpha, color="grey", lw=0.8, ls="--")
+    ax.set_xticks(positions, [f"theta = {t:g}" for t in config.thetas])
+    ax.set(ylabel="rejection rate", ylim=(0, 1.05), title=f"n = {config.n}, {len(config.seeds)} replications")
+    ax.legend(fontsize=6, loc="upper left")
     save_figure(fig, path)
 
 
