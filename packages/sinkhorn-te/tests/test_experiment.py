@@ -38,6 +38,14 @@ def test_config_rejects_bad_alpha():
         Config(alpha=1.0)
 
 
+@pytest.mark.parametrize(
+    ("field", "value"), [("n", 5), ("eps_estimate", 0.0), ("n_folds", 1), ("n_truth", 3), ("seeds", (1, 1))]
+)
+def test_config_rejects_bad_values(field, value):
+    with pytest.raises(ValueError, match=f"{field}="):
+        Config(**{field: value})
+
+
 def test_config_rejects_bad_eps_factors():
     with pytest.raises(ValueError, match="eps_factors="):
         Config(eps_factors=(0.1, 0.0))

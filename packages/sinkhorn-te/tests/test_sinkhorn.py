@@ -176,3 +176,17 @@ def test_rejects_bad_max_iter():
 def test_hessian_kernel_rejects_bad_support():
     with pytest.raises(ValueError, match="support="):
         HessianKernel.fit(np.zeros(5), 1.0)
+
+
+def test_rejects_bad_tol():
+    x, y, a, b = clouds(0)
+    with pytest.raises(ValueError, match="tol="):
+        sinkhorn_log(a, b, squared_distances(x, y), 1.0, tol=0.0)
+
+
+def test_hessian_kernel_rejects_bad_evaluation_points():
+    kernel = HessianKernel.fit(np.random.default_rng(0).normal(size=(10, 2)), 1.0)
+    with pytest.raises(ValueError, match="z="):
+        kernel(np.full((3, 2), np.nan), np.zeros((2, 2)))
+    with pytest.raises(ValueError, match="w="):
+        kernel(np.zeros((3, 2)), np.zeros(2))
