@@ -31,6 +31,20 @@ def test_data_bad_inputs():
         random_boxes(X, 8, 5, 1.5, np.random.default_rng(0))
     with pytest.raises(ValueError, match="p_in="):
         sbm_graph(50, 2, 1.5, 0.01, 1, 8)
+    with pytest.raises(ValueError, match="p_out="):
+        sbm_graph(50, 2, 0.3, 0.0, 1, 8)
+    with pytest.raises(ValueError, match="blocks="):
+        sbm_graph(50, 0, 0.3, 0.01, 1, 8)
+    with pytest.raises(ValueError, match="n="):
+        sbm_graph(2, 1, 0.3, 0.01, 1, 8)
+    with pytest.raises(ValueError, match="m="):
+        powerlaw_cluster_graph(50, 0, 0.5, 1, 8)
+    with pytest.raises(ValueError, match="Q="):
+        random_boxes(X, 8, 0, 0.1, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="d="):
+        community_attributes(np.zeros(3, int), 0, 8, 0.1, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="p="):
+        powerlaw_cluster_graph(50, 2, 1.5, 1, 8)
     with pytest.raises(ValueError, match="spread="):
         community_attributes(np.zeros(3, int), 1, 8, 0.0, np.random.default_rng(0))
     with pytest.raises(ValueError, match="name="):

@@ -18,7 +18,16 @@ from importlib import resources
 
 import networkx as nx
 import numpy as np
-from icml26_shared import cached, check_choice, check_int, check_open_interval, check_positive, fail, fetch
+from icml26_shared import (
+    cached,
+    check_choice,
+    check_closed_interval,
+    check_int,
+    check_open_interval,
+    check_positive,
+    fail,
+    fetch,
+)
 
 PLANETOID_NAMES = ("cora", "citeseer")
 PLANETOID_PARTS = ("allx", "tx", "graph", "test.index")
@@ -51,7 +60,8 @@ def powerlaw_cluster_graph(
     n: int, m: int, p: float, d: int, U: int, spread: float = 0.1, seed: int = 0
 ) -> tuple[nx.Graph, np.ndarray]:
     """Holme-Kim power-law cluster graph; attributes around its Louvain communities."""
-    G = nx.powerlaw_cluster_graph(check_int("n", n, 3), check_int("m", m, 1, n - 1), p, seed=seed)
+    n, m, p = check_int("n", n, 3), check_int("m", m, 1, n - 1), check_closed_interval("p", p, 0.0, 1.0)
+    G = nx.powerlaw_cluster_graph(n, m, p, seed=seed)
     labels = np.zeros(n, dtype=np.int64)
     for i, community in enumerate(nx.community.louvain_communities(G, seed=seed)):
         labels[list(community)] = i

@@ -19,7 +19,6 @@ import numpy as np
 from icml26_shared import check_int, fail
 
 CHUNK = 4096  # points expanded to their L^D nodes at a time (bounds memory)
-_MASK = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
 def splitmix64(x: np.ndarray) -> np.ndarray:
