@@ -90,7 +90,7 @@ def test_divergence_is_symmetric_nonnegative_and_zero_on_the_diagonal(seed, eps)
 @settings(deadline=None, max_examples=10)
 @given(st.integers(0, 10_000))
 def test_first_variation_is_the_gradient(seed):
-    """d/dt S_eps(a + t (a' - a), b) at t = 0 equals <phi_x, a' - a> (Feydy et al., Prop. 2)."""
+    """d/dt S_eps(a + t (a' - a), b) at t = 0 equals <phi_x, a' - a> (Feydy et al. 2019)."""
     x, y, a, b = clouds(seed, n=10, m=9)
     a2 = np.random.default_rng(seed + 1).random(10) + 0.1
     direction = a2 / a2.sum() - a
@@ -190,3 +190,11 @@ def test_hessian_kernel_rejects_bad_evaluation_points():
         kernel(np.full((3, 2), np.nan), np.zeros((2, 2)))
     with pytest.raises(ValueError, match="w="):
         kernel(np.zeros((3, 2)), np.zeros(2))
+
+
+def test_extend_potential_rejects_mismatched_potential():
+    x, y, _, b = clouds(0)
+    with pytest.raises(ValueError, match="h="):
+        extend_potential(x, y, b, np.zeros(3), 1.0)
+    with pytest.raises(ValueError, match="weights="):
+        extend_potential(x, y, b[:-1], np.zeros(len(y)), 1.0)

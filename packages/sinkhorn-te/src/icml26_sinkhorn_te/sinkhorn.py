@@ -152,6 +152,12 @@ def extend_potential(z: np.ndarray, support: np.ndarray, weights: np.ndarray, h:
     This is the same soft-min that defines a Sinkhorn potential at its fixed point, so on the support
     itself it returns the potential of the other side (f from g, or f from f for a symmetric problem).
     """
+    z = check_array("z", z, ndim=2)
+    support = check_array("support", support, ndim=2)
+    weights = check_weights("weights", weights, len(support))
+    h = check_array("h", h, ndim=1, dtype=float)
+    if h.shape[0] != len(support):
+        raise fail("h", h, f"{len(support)} potential values, one per support point")
     eps = check_positive("eps", eps)
     return soft_min(squared_distances(z, support), h, np.log(weights), eps)
 
@@ -162,7 +168,7 @@ def sinkhorn_divergence(
     """S_eps(alpha, beta) (eq. 2) with the first variations at the support points.
 
     phi_x = f_ab - f_aa is the gradient of S_eps w.r.t. alpha and phi_y = g_ab - g_bb that w.r.t. beta
-    (Feydy et al. 2019, Prop. 2); they are the pieces of the efficient influence function (eq. 6).
+    (Feydy et al. 2019); they are the pieces of the efficient influence function (eq. 6).
     """
     x = check_array("x", x, ndim=2)
     y = check_array("y", y, ndim=2)
