@@ -1,0 +1,12 @@
+"""Plain Transformers are Surprisingly Powerful Link Predictors: reference implementation (icml26)."""
+
+from importlib.metadata import PackageNotFoundError, version
+
+from .method import method
+
+try:
+    __version__ = version("icml26-pencil")
+except PackageNotFoundError:  # pragma: no cover
+    __version__ = "0+unknown"
+
+__all__ = ["method"]

@@ -1,0 +1,12 @@
+"""Generalist Graph Anomaly Detection via Prototype-Based Distillation: reference implementation (icml26)."""
+
+from importlib.metadata import PackageNotFoundError, version
+
+from .method import method
+
+try:
+    __version__ = version("icml26-promos")
+except PackageNotFoundError:  # pragma: no cover
+    __version__ = "0+unknown"
+
+__all__ = ["method"]

@@ -1,0 +1,12 @@
+"""Sheaf Neural Networks on SPD Manifolds: Second-Order Geometric Representation Learning: reference implementation (icml26)."""
+
+from importlib.metadata import PackageNotFoundError, version
+
+from .method import method
+
+try:
+    __version__ = version("icml26-spd-sheaf")
+except PackageNotFoundError:  # pragma: no cover
+    __version__ = "0+unknown"
+
+__all__ = ["method"]
