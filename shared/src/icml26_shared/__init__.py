@@ -17,6 +17,7 @@ from .cache import (
     sha256_file,
     verify,
 )
+from .datasets import Planetoid, fetch_file, load_planetoid
 from .figures import new_figure, save_figure
 from .log import configure_logging, get_logger
 from .progress import progress
@@ -45,6 +46,7 @@ __all__ = [
     "Claim",
     "Config",
     "Experiment",
+    "Planetoid",
     "Record",
     "Seeded",
     "atomic_write_text",
@@ -63,8 +65,10 @@ __all__ = [
     "derive",
     "fail",
     "fetch",
+    "fetch_file",
     "fingerprint",
     "get_logger",
+    "load_planetoid",
     "new_figure",
     "progress",
     "save_figure",

@@ -1,0 +1,58 @@
+import os
+import pickle
+import re
+
+import numpy as np
+import pytest
+from icml26_shared import datasets
+
+
+def test_manifest_rows_are_well_formed():
+    rows = datasets.manifest()
+    assert len(rows) > 3000 and "planetoid/ind.cora.graph" in rows
+    for path, (sha, size, url) in rows.items():
+        assert re.fullmatch(r"[0-9a-f]{64}", sha) and size > 0 and url.startswith("https://"), path
+
+
+def test_fetch_file_unknown_path_lists_the_folders():
+    with pytest.raises(ValueError, match=r"path='planetoid/nope': expected a file of the data manifest.*'fsdd'"):
+        datasets.fetch_file("planetoid/nope")
+
+
+def test_load_planetoid_bad_name():
+    with pytest.raises(ValueError, match="name='pubmed'"):
+        datasets.load_planetoid("pubmed")
+
+
+def test_planetoid_parsing_on_generated_files(tmp_path, monkeypatch):
+    sparse = pytest.importorskip("scipy.sparse")
+    monkeypatch.setenv("ICML26_CACHE", str(tmp_path / "cache"))
+    x_train = sparse.csr_matrix(np.eye(3, 4, dtype=np.float32))
+    x_test = sparse.csr_matrix(np.ones((2, 4), dtype=np.float32))
+    files = {
+        "allx": x_train,
+        "ally": np.eye(3, 2)[[0, 1, 1]],
+        "tx": x_test,
+        "ty": np.array([[0, 1], [0, 0]]),  # the second test node has no label
+        "graph": {0: [1, 1, 0], 1: [0, 2], 2: [1], 4: [3]},  # a duplicate edge and a self-loop
+    }
+    for part, obj in files.items():
+        with open(tmp_path / f"ind.fake.{part}", "wb") as fh:
+            pickle.dump(obj, fh)
+    (tmp_path / "ind.fake.test.index").write_text("4\n3\n")
+    monkeypatch.setattr(datasets, "fetch_file", lambda path: tmp_path / path.split("/")[-1])
+    arrays = datasets._planetoid_arrays("fake")
+    assert arrays["edges"].tolist() == [[0, 1], [1, 2], [3, 4]]
+    assert arrays["labels"].tolist() == [0, 1, 1, -1, 1]
+    np.testing.assert_array_equal(arrays["features"][3:], np.ones((2, 4)))
+    assert arrays["features"].dtype == np.float32
+
+
+@pytest.mark.skipif(not os.environ.get("ICML26_DATA_MIRROR"), reason="needs the data mirror (ICML26_DATA_MIRROR)")
+def test_cora_from_the_mirror(tmp_path, monkeypatch):
+    pytest.importorskip("scipy")
+    monkeypatch.setenv("ICML26_CACHE", str(tmp_path / "cache"))
+    cora = datasets.load_planetoid("cora")
+    assert cora.features.shape == (2708, 1433) and cora.num_nodes == 2708
+    assert len(cora.edges) == 5278 and (cora.edges[:, 0] < cora.edges[:, 1]).all()
+    assert sorted(np.unique(cora.labels)) == list(range(7))
