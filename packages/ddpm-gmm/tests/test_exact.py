@@ -51,7 +51,7 @@ def test_unit_variance_orthogonal_part_is_exact():
 
 
 def test_grid_is_converged():
-    betas = paper_schedule(100)
+    betas = paper_schedule(30)
     c = ddpm_coefficients(betas)
     assert abs(tv_1d(MIX, betas, c) - tv_1d(MIX, betas, c, h=0.0025)) < 1e-4
 

@@ -13,7 +13,7 @@ from .baselines import (
     numpy_ddpm_sample,
     probability_flow_coefficients,
 )
-from .exact import chain_density_1d, orthogonal_variance, tv_1d, tv_d
+from .exact import chain_density_1d, orthogonal_variance, tv_1d, tv_d, tv_dims
 from .method import (
     Coefficients,
     GaussianMixture,
@@ -48,4 +48,5 @@ __all__ = [
     "sample_chain",
     "tv_1d",
     "tv_d",
+    "tv_dims",
 ]

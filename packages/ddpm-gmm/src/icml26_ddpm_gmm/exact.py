@@ -135,30 +135,42 @@ def chi_density(r, dof: int, variance: float):
 def tv_d(
     mixture: GaussianMixture, betas, coefficients: Coefficients, d: int, n_radius: int = 2048, h: float = GRID_SPACING
 ) -> float:
-    """Exact TV in d dimensions for a collinear mixture of N(mu_k, sigma^2 I_d), any sigma.
+    """Exact TV in d dimensions for a collinear mixture of N(mu_k, sigma^2 I_d), any sigma (see tv_dims)."""
+    return tv_dims(mixture, betas, coefficients, (d,), n_radius, h)[0]
+
+
+def tv_dims(
+    mixture: GaussianMixture, betas, coefficients: Coefficients, dims, n_radius: int = 2048, h: float = GRID_SPACING
+) -> list[float]:
+    """Exact TV in each dimension d of ``dims`` for a collinear mixture of N(mu_k, sigma^2 I_d), any sigma.
 
     Both laws are (law along u) x (isotropic Gaussian on the d-1 others), so the TV is a 2-D integral
     over y = <x, u> and r = |x_perp| with r chi-distributed: 1/2 int int |p(y) f_V(r) - q(y) f_s2(r)|.
+    The 1-D chain runs once for all d.
     """
-    d = check_int("d", d, 1)
+    dims = [check_int("d", d, 1) for d in dims]
     n_radius = check_int("n_radius", n_radius, 16)
-    if d == 1:
-        return tv_1d(mixture, betas, coefficients, h=h)
     grid, p_gen = chain_density_1d(mixture, betas, coefficients, h=h)
     _, a = line_of(mixture)
     p_data = mixture_density_1d(grid, mixture.weights, a, mixture.sigma)
     V, s2 = orthogonal_variance(betas, coefficients, mixture.sigma), mixture.sigma**2
-    k = d - 1
+    return [_tv_with_orthogonal(grid, p_gen, p_data, d - 1, V, s2, n_radius) for d in dims]
+
+
+def _tv_with_orthogonal(grid, p_gen, p_data, k: int, V: float, s2: float, n_radius: int) -> float:
+    """1/2 int int |p_gen(y) chi_k,V(r) - p_data(y) chi_k,s2(r)| dy dr (k = 0: the 1-D TV)."""
+    h = grid[1] - grid[0]
+    if k == 0:
+        return 0.5 * float(np.abs(p_gen - p_data).sum() * h)
     centre = [np.sqrt(max(k - 1, 0) * w) for w in (V, s2)]
     spread = GRID_PAD * np.sqrt(max(V, s2))
     r = np.linspace(max(0.0, min(centre) - spread), max(centre) + spread, n_radius)
     f_gen, f_data = chi_density(r, k, V), chi_density(r, k, s2)
     stride = 4  # the y-grid is 4x coarser here: the densities are smooth on this scale
     y_gen, y_data = p_gen[::stride], p_data[::stride]
-    dy = (grid[1] - grid[0]) * stride
     # trapezoid rule in r (the chi density of 1 dof is largest at the end point r = 0), a sum in y
     inner = [
         np.trapezoid(np.abs(g[:, None] * f_gen - q[:, None] * f_data), r, axis=1).sum()
         for g, q in zip(np.array_split(y_gen, 16), np.array_split(y_data, 16), strict=True)
     ]
-    return 0.5 * float(sum(inner) * dy)
+    return 0.5 * float(sum(inner) * h * stride)

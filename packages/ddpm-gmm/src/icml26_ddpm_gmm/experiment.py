@@ -39,10 +39,10 @@ class Config(BaseConfig):
 
 CONFIGS = {
     "smoke": Config(
-        seeds=(0, 1),
+        seeds=(0,),
         Ts=(32, 64),
         dims=(2, 16),
-        mc_samples=256,
+        mc_samples=128,
         mc_T=32,
         Ks=(2, 4),
         K_T=32,
@@ -140,11 +140,13 @@ def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
         slope = loglog_slope(config.Ts, tv_T)
         record("T_slope", slope)
         record("T_slope_deviation", abs(slope + 1))
+        record("T_over_logT_slope", loglog_slope(np.asarray(config.Ts) / np.log(config.Ts), tv_T))  # TV ~ log T / T?
         ratio, projections = dimension_check(base, config, derive(seed, "monte-carlo"))
         record("dim_ks_ratio", ratio)
         tv_K = k_curve(np.random.default_rng(derive(seed, "K")), config)
         record("K_slope", loglog_slope(config.Ks, tv_K))
-        tv_eps, tv_0 = score_error_curve(base, config)
+        known = dict(zip(config.Ts, tv_T, strict=True)).get(config.eps_T)  # TV(eps_s = 0), if already measured
+        tv_eps, tv_0 = score_error_curve(base, config, known)
         eps_slope = loglog_slope(config.eps_scores, np.asarray(tv_eps) - tv_0)
         record("eps_slope", eps_slope)
         record("eps_slope_deviation", abs(eps_slope - 1))

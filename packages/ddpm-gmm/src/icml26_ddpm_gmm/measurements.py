@@ -8,7 +8,7 @@ from scipy import stats
 
 from .baselines import cosine_schedule, ddim_coefficients, linear_schedule, probability_flow_coefficients
 from .data import embed, random_direction, spaced_collinear_mixture
-from .exact import chain_density_1d, line_of, tv_1d, tv_d
+from .exact import chain_density_1d, line_of, tv_1d, tv_dims
 from .method import GaussianMixture, ddpm_coefficients, ddpm_sample, paper_schedule
 
 FAMILY_LEVEL = 0.05  # family-wise level of the Monte-Carlo KS tests (Bonferroni over all of them)
@@ -67,10 +67,10 @@ def k_curve(rng: np.random.Generator, config) -> list[float]:
     ]
 
 
-def score_error_curve(base: GaussianMixture, config) -> tuple[list[float], float]:
-    """Claim D: exact TV at T = eps_T with a score bias of size eps_s along u, and without (eps_s = 0)."""
+def score_error_curve(base: GaussianMixture, config, tv_0: float | None = None) -> tuple[list[float], float]:
+    """Claim D: exact TV at T = eps_T with a score bias of size eps_s along u, and without (tv_0, eps_s = 0)."""
     tvs = [paper_ddpm_tv(base, config.eps_T, config.h, eps) for eps in config.eps_scores]
-    return tvs, paper_ddpm_tv(base, config.eps_T, config.h)
+    return tvs, paper_ddpm_tv(base, config.eps_T, config.h) if tv_0 is None else tv_0
 
 
 def nonunit_curve(base: GaussianMixture, config) -> tuple[list[float], list[float]]:
@@ -78,8 +78,8 @@ def nonunit_curve(base: GaussianMixture, config) -> tuple[list[float], list[floa
     betas = paper_schedule(config.nonunit_T)
     coefficients = ddpm_coefficients(betas)
     nonunit = GaussianMixture(base.weights, base.means, config.sigma_nonunit)
-    unit = [tv_d(base, betas, coefficients, d, h=config.h) for d in config.dims]
-    return unit, [tv_d(nonunit, betas, coefficients, d, h=config.h) for d in config.dims]
+    unit = tv_dims(base, betas, coefficients, config.dims, h=config.h)
+    return unit, tv_dims(nonunit, betas, coefficients, config.dims, h=config.h)
 
 
 def comparator_curves(base: GaussianMixture, config) -> dict[str, list[float]]:

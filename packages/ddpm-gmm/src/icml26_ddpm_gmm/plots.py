@@ -15,6 +15,16 @@ def _mean_curve(ax, x, runs, label, **style):
     ax.fill_between(x, runs.min(0), runs.max(0), alpha=0.2, **style)
 
 
+def _log_axes(ax, xs, **labels):
+    """Log-log axes with the measured x values as the only tick labels."""
+    from matplotlib.ticker import NullFormatter
+
+    ax.set(xscale="log", yscale="log", **labels)
+    ax.set_xticks(list(xs), [f"{x:g}" for x in xs])
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.legend(fontsize=7)
+
+
 def plot_curves(config, curves: dict, path: Path) -> Path:
     """Four panels: TV vs T (paper DDPM and comparators), vs d (sigma = 1 and sigma != 1), vs K, vs eps_s."""
     fig, axes = new_figure(ncols=2, nrows=2, size=(4.6, 3.6))
@@ -27,21 +37,17 @@ def plot_curves(config, curves: dict, path: Path) -> Path:
         )
     t = np.asarray(config.Ts, dtype=float)
     ax.plot(t, np.mean(curves["T"], 0)[0] * t[0] / t, "k:", label="1/T")
-    ax.set(xscale="log", yscale="log", xlabel="T (steps)", ylabel="TV", title="TV vs T (exact, grid)")
-    ax.legend(fontsize=7)
+    _log_axes(ax, config.Ts, xlabel="T (steps)", ylabel="TV", title="TV vs T (exact, grid)")
     ax = axes[0, 1]
     _mean_curve(ax, config.dims, curves["unit"], "sigma = 1 (paper)", color="k")
     _mean_curve(ax, config.dims, curves["nonunit"], f"sigma = {config.sigma_nonunit}", color="C3")
-    ax.set(xscale="log", yscale="log", xlabel="d", ylabel="TV", title=f"TV vs d at T={config.nonunit_T} (exact)")
-    ax.legend(fontsize=7)
+    _log_axes(ax, config.dims, xlabel="d", ylabel="TV", title=f"TV vs d at T={config.nonunit_T} (exact)")
     ax = axes[1, 0]
     _mean_curve(ax, config.Ks, curves["K"], f"T={config.K_T}", color="k")
-    ax.set(xscale="log", yscale="log", xlabel="K", ylabel="TV", title="TV vs K (spaced components)")
-    ax.legend(fontsize=7)
+    _log_axes(ax, config.Ks, xlabel="K", ylabel="TV", title="TV vs K (spaced components)")
     ax = axes[1, 1]
     _mean_curve(ax, config.eps_scores, curves["eps"], f"T={config.eps_T}", color="k")
-    ax.set(xscale="log", yscale="log", xlabel="score error eps_s (RMS)", ylabel="TV", title="TV vs score error")
-    ax.legend(fontsize=7)
+    _log_axes(ax, config.eps_scores, xlabel="score error eps_s (RMS)", ylabel="TV", title="TV vs score error")
     return save_figure(fig, path)
 
 
