@@ -3,18 +3,13 @@
 * ``sbm_graph`` / ``powerlaw_cluster_graph``: networkx generators; attributes drawn around one random
   centre per community (SBM blocks, or Louvain communities of the power-law cluster graph), so that
   boxes select dense parts of the graph, as attribute ranges do in practice ([INF], ours).
-* ``planetoid_graph``: Cora / CiteSeer citation graphs (Planetoid files, checksum-verified through
-  ``fetch``; the pickles are opened only after verification, converted once into arrays by ``cached``).
-  Attributes: the top-d principal components of the bag-of-words features, each cut into U
-  equal-frequency bins ([INF], ours).
+* ``planetoid_graph``: Cora / CiteSeer citation graphs (``icml26_shared.load_planetoid``: checksum-verified
+  Planetoid files, decoded once). Attributes: the top-d principal components of the bag-of-words
+  features, each cut into U equal-frequency bins ([INF], ours).
 * ``random_boxes``: Q axis-parallel boxes of varied volume holding at least a fraction of the vertices.
 """
 
 from __future__ import annotations
-
-import csv
-import pickle
-from importlib import resources
 
 import networkx as nx
 import numpy as np
@@ -26,11 +21,10 @@ from icml26_shared import (
     check_open_interval,
     check_positive,
     fail,
-    fetch,
+    load_planetoid,
 )
 
 PLANETOID_NAMES = ("cora", "citeseer")
-PLANETOID_PARTS = ("allx", "tx", "graph", "test.index")
 PCA_COMPONENTS = 4  # stored once per dataset; d <= 4 attribute dimensions
 
 
@@ -68,40 +62,19 @@ def powerlaw_cluster_graph(
     return G, community_attributes(labels, d, U, spread, np.random.default_rng(seed))
 
 
-def _manifest() -> dict[str, tuple[str, str]]:
-    """file name -> (sha256, url), from the rows of the data MANIFEST shipped with the package."""
-    text = resources.files(__package__).joinpath("planetoid.tsv").read_text()
-    return {row[0].split("/")[-1]: (row[1], row[2]) for row in csv.reader(text.splitlines(), delimiter="\t")}
-
-
-def _planetoid_arrays(name: str) -> dict[str, np.ndarray]:
-    """Verified Planetoid files -> edges (m, 2) and PCA scores (n, PCA_COMPONENTS) of the features."""
-    rows = _manifest()
-    paths = {}
-    for part in PLANETOID_PARTS:
-        sha, url = rows[f"ind.{name}.{part}"]
-        paths[part] = fetch(url, sha, subdir="planetoid")
-    loaded = {}
-    for part in ("allx", "tx", "graph"):
-        with open(paths[part], "rb") as fh:  # checksum verified by fetch() before unpickling
-            loaded[part] = pickle.load(fh, encoding="latin1")
-    test_index = np.loadtxt(paths["test.index"], dtype=np.int64)
-    adjacency = loaded["graph"]
-    n = max(len(adjacency), int(test_index.max()) + 1)
-    features = np.zeros((n, loaded["allx"].shape[1]))
-    features[: loaded["allx"].shape[0]] = loaded["allx"].toarray()
-    features[test_index] = loaded["tx"].toarray()  # CiteSeer has a few isolated test ids without features
-    edges = {(min(u, v), max(u, v)) for u, nbrs in adjacency.items() for v in nbrs if u != v}
-    centred = features - features.mean(axis=0)
+def _planetoid_scores(name: str) -> dict[str, np.ndarray]:
+    """Edges (m, 2) and the top PCA_COMPONENTS principal-component scores (n, PCA_COMPONENTS) of the features."""
+    graph = load_planetoid(name)
+    centred = graph.features.astype(np.float64) - graph.features.mean(axis=0)
     _, _, vt = np.linalg.svd(centred, full_matrices=False)
-    return {"edges": np.array(sorted(edges), dtype=np.int64), "scores": centred @ vt[:PCA_COMPONENTS].T}
+    return {"edges": graph.edges, "scores": centred @ vt[:PCA_COMPONENTS].T}
 
 
 def planetoid_graph(name: str, d: int, U: int) -> tuple[nx.Graph, np.ndarray]:
     """Cora or CiteSeer as a simple graph (self-loops and duplicate edges of the raw files removed)."""
     check_choice("name", name, PLANETOID_NAMES)
     d = check_int("d", d, 1, PCA_COMPONENTS)
-    arrays = cached(f"dprsc/planetoid-{name}-v1", lambda: _planetoid_arrays(name))
+    arrays = cached(f"dprsc/planetoid-{name}-pca-v2", lambda: _planetoid_scores(name))
     scores = arrays["scores"][:, :d]
     G = nx.Graph()
     G.add_nodes_from(range(len(scores)))
