@@ -153,6 +153,9 @@ def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
         tv_unit, tv_nonunit = nonunit_curve(base, config)
         record("unit_d_ratio", tv_unit[-1] / tv_unit[0])
         record("nonunit_d_ratio", tv_nonunit[-1] / tv_nonunit[0])
+        for name, xs, tvs in [("T", config.Ts, tv_T), ("K", config.Ks, tv_K), ("nonunit_d", config.dims, tv_nonunit)]:
+            for x, tv in zip(xs, tvs, strict=True):
+                record(f"tv_{name}{x}", tv)  # the curve points behind the figure
         comparators = comparator_curves(base, config)
         for name, tvs in comparators.items():
             record(f"slope_{name}", loglog_slope(config.comparator_Ts, tvs))
