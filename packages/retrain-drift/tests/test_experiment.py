@@ -22,3 +22,12 @@ def test_configs_grow():
     assert len(quick.seeds) >= 3 and len(paper.seeds) >= len(quick.seeds)
     assert smoke.grid_n < quick.grid_n < paper.grid_n
     assert np.all(np.diff([smoke.generations, quick.generations, paper.generations]) > 0)
+
+
+def test_listing_does_not_import_jax():
+    import subprocess
+    import sys
+
+    code = "import sys, icml26_retrain_drift.experiment as e; e.EXPERIMENT; print('jax' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
