@@ -76,16 +76,16 @@ def test_retraining_identities(setup):
     dx = x[1] - x[0]
     rng = np.random.default_rng(0)
     phis = 0.05 * np.stack([score_perturbation(x, rng) for _ in range(3)])
-    alphas = np.array([0.0, 0.3, 1.0])
-    run = retrain(p, np.broadcast_to(phis, (3, *phis.shape)), alphas, x, t)
-    assert run.D.shape == (3, 4) and run.I.shape == (3, 3) and run.p_hat.shape == (3, len(x))
+    batch = np.stack([phis, phis, phis, np.zeros_like(phis)])  # last pipeline: the exact score
+    alphas = np.array([0.0, 0.3, 1.0, 0.5])
+    run = retrain(p, batch, alphas, x, t)
+    assert run.D.shape == (4, 4) and run.I.shape == (4, 3) and run.p_hat.shape == (4, len(x))
     assert np.allclose(run.D[2, 1:], run.I[2])  # alpha = 1: every generation starts from p_data
     assert np.allclose(run.D[:, 1], run.I[:, 0])  # generation 0 always trains on p_data
     # exact algebra of one step: chi2(q_i || p_data) = (1 - alpha)^2 D_i
     q1 = 0.3 * p + 0.7 * run.p_hat[1]
     assert np.isclose(chi_square(q1, p, dx), 0.49 * run.D[1, -1], rtol=1e-10)
-    # zero error: no drift at any alpha
-    assert np.abs(retrain(p, np.zeros((2, len(x))), 0.5, x, t).D).max() < 1e-12
+    assert np.abs(run.D[3]).max() < 1e-12  # zero error: no drift
 
 
 @settings(deadline=None)
