@@ -87,3 +87,11 @@ def test_rejects_tau_outside_unit_interval(cls, tau):
 def test_rejects_bad_alpha(cls, alpha):
     with pytest.raises(ValueError, match="alpha="):
         cls(3, alpha=alpha)
+
+
+def test_plif_leak_gets_no_gradient_at_the_first_step():
+    """V = 0 at T = 1, so tau V vanishes: PLIF trains exactly like LIF in the T = 1 experiments."""
+    neuron = PLIF(4)
+    neuron.reset(2)
+    neuron(torch.randn(2, 4) + 1).sum().backward()
+    assert float(neuron.w.grad) == 0.0

@@ -55,6 +55,7 @@ def test_neuron_names_match_the_registry():
         ({"fsdd_per_speaker": 51}, "fsdd_per_speaker"),
         ({"lr": 0.0}, "lr"),
         ({"lam": 0.0}, "lam"),
+        ({"workers": 0}, "workers"),
     ],
 )
 def test_config_rejects_bad_values(kwargs, name):

@@ -29,7 +29,7 @@ def test_direct_code_repeats_the_input():
 def test_snn_gives_logits_and_a_spike_rate_in_unit_interval(neuron, layers):
     model = SNN(neuron, 12, 4, hidden=8, layers=layers, T=3, encoding="direct")
     logits = model(torch.randn(5, 12))
-    assert logits.shape == (5, 4) and 0 <= float(model.spike_rate) <= 1
+    assert logits.shape == (5, 4) and 0 <= float(model.spike_rate.detach()) <= 1
     sparse_loss(logits, torch.zeros(5, dtype=torch.long), model.spike_rate, 0.1).backward()
 
 
