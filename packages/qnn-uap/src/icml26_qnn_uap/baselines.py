@@ -1,0 +1,134 @@
+"""Baselines: the plain truncated basis expansion fitted by least squares, and a ReLU feed-forward network with
+the same parameter count as SAQNN (the classical model the paper's complexity comparison is about, Sec. 3.3)."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import numpy as np
+from icml26_shared import check_array, check_int, check_positive, check_same_length, fail
+
+from .bases import basis_values, check_frequencies, check_inputs
+from .training import FAST_COMPILE, adam_schedule
+
+
+def lstsq_expansion(freqs, basis: str, x_train, y_train, x_test) -> np.ndarray:
+    """Fit ``y ~ Re(sum_r c_r <0|U_r(x)|0>)`` with complex c by least squares; predict on ``x_test`` (M,).
+
+    The same basis terms as SAQNN, free coefficients, no circuit constraints: the best a linear method with
+    these n terms can do on the training set (an oracle for SAQNN's expressivity at equal n).
+    """
+    import jax
+
+    y_train = check_array("y_train", y_train, ndim=1, dtype=float)
+    freqs = check_frequencies(freqs, np.asarray(x_train).shape[-1], basis)
+    check_same_length(x_train=np.asarray(x_train), y_train=y_train)
+
+    def features(x):
+        with jax.enable_x64(True):
+            values = np.asarray(basis_values(check_inputs(x, freqs.shape[1], basis), freqs, basis))
+        return np.concatenate([values.real, -values.imag], axis=1)  # Re(c B) = Re c Re B - Im c Im B
+
+    coef, *_ = np.linalg.lstsq(features(x_train), y_train, rcond=None)
+    return features(x_test) @ coef
+
+
+def mlp_width(num_params: int, d: int) -> int:
+    """Hidden width h of a one-hidden-layer ReLU network whose (d + 2) h + 1 parameters are closest to num_params."""
+    num_params = check_int("num_params", num_params, 1)
+    d = check_int("d", d, 1)
+    return max(1, round((num_params - 1) / (d + 2)))
+
+
+def mlp_num_parameters(width: int, d: int) -> int:
+    """Parameters of ``x -> w2 . relu(W1 x + b1) + b2``: d h + h + h + 1."""
+    return (d + 2) * width + 1
+
+
+def mlp_apply(params: dict, x):
+    """The ReLU network's output (N,) for inputs x (N, d)."""
+    import jax.numpy as jnp
+
+    hidden = jnp.maximum(x @ params["W1"] + params["b1"], 0.0)
+    return hidden @ params["w2"] + params["b2"]
+
+
+def mlp_init(key, d: int, width: int) -> dict:
+    """He-normal weights, zero biases (ours, [INF])."""
+    import jax
+    import jax.numpy as jnp
+
+    k1, k2 = jax.random.split(key)
+    return {
+        "W1": jax.random.normal(k1, (d, width)) * jnp.sqrt(2.0 / d),
+        "b1": jnp.zeros(width),
+        "w2": jax.random.normal(k2, (width,)) * jnp.sqrt(2.0 / width),
+        "b2": jnp.zeros(()),
+    }
+
+
+@functools.cache
+def _compiled_mlp_runs(d: int, width: int, steps: int):
+    """A jitted trainer ``(keys, x, y, lr) -> (params, final MSE)`` vmapped over restarts, cached per shape."""
+    import jax
+    import jax.numpy as jnp
+
+    def runs(keys, x, y, lr):
+        optimiser = adam_schedule(lr, steps)
+
+        def loss(params):
+            return jnp.mean((mlp_apply(params, x) - y) ** 2)
+
+        def run(key):
+            params = mlp_init(key, d, width)
+
+            def step(carry, _):
+                params, state = carry
+                grads = jax.grad(loss)(params)
+                updates, state = optimiser.update(grads, state, params)
+                return (jax.tree.map(lambda p, u: p + u, params, updates), state), None
+
+            (params, _), _ = jax.lax.scan(step, (params, optimiser.init(params)), length=steps)
+            return params, loss(params)
+
+        return jax.vmap(run)(keys)
+
+    return jax.jit(runs, compiler_options=FAST_COMPILE)
+
+
+@dataclass(frozen=True, eq=False)
+class MLPFit:
+    """A trained one-hidden-layer ReLU network."""
+
+    params: dict
+    width: int
+    num_parameters: int
+    train_mse: float
+
+    def predict(self, x) -> np.ndarray:
+        import jax
+
+        with jax.enable_x64(True):
+            return np.asarray(mlp_apply(self.params, np.asarray(x, dtype=float)))
+
+
+def fit_mlp(x, y, width: int, *, steps: int = 80, lr: float = 0.05, restarts: int = 8, seed: int = 0) -> MLPFit:
+    """Train the ReLU network by MSE with the same Adam + step schedule and restarts as SAQNN (ours, [INF])."""
+    import jax
+
+    x = check_array("x", x, ndim=2, dtype=float)
+    y = check_array("y", y, ndim=1, dtype=float)
+    check_same_length(x=x, y=y)
+    width = check_int("width", width, 1)
+    steps = check_int("steps", steps, 1)
+    lr = check_positive("lr", lr)
+    restarts = check_int("restarts", restarts, 1)
+    with jax.enable_x64(True):
+        keys = jax.random.split(jax.random.PRNGKey(seed), restarts)
+        params, final = _compiled_mlp_runs(x.shape[1], width, steps)(keys, x, y, lr)
+        i = int(np.argmin(np.asarray(final)))
+        if not np.isfinite(float(final[i])):
+            raise fail("lr", lr, "a learning rate that keeps training finite")
+        best = jax.tree.map(lambda p: np.asarray(p[i]), params)
+    return MLPFit(best, width, mlp_num_parameters(width, x.shape[1]), float(final[i]))
