@@ -2,7 +2,7 @@
 """Build every wheel with ``uv build`` and install each paper's wheel with pip, beside the shared
 wheel, into a clean venv; then import it and run ``icml26 list`` there.
 
-Usage: python tools/check_wheels.py [SLUG ...] [--dist dist] [--venvs /tmp/icml26-wheels]
+Usage: python tools/check_wheels.py [SLUG ...] [--jobs 2] [--dist dist] [--venvs /tmp/icml26-wheels]
 
 This is the user's path (`pip install icml26-<slug>`): it fails when a package's wheel misses a
 file or its metadata misses a dependency that the workspace happened to provide.
@@ -15,6 +15,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from ci import ROOT, UV, distribution
@@ -38,13 +40,13 @@ def build(dist_name: str, out: Path) -> Path:
     return wheels[-1]
 
 
-def check(slug: str, shared_wheel: Path, out: Path, venvs: Path) -> None:
-    wheel = build(distribution(PACKAGES / slug), out)
+def check(slug: str, shared_wheel: Path, wheel: Path, venvs: Path) -> None:
+    """A clean venv, pip install of the two wheels (dependencies resolved by pip), import, icml26 list."""
     venv = venvs / slug
     shutil.rmtree(venv, ignore_errors=True)
     sh(sys.executable, "-m", "venv", venv)
     py = venv / "bin" / "python"
-    sh(py, "-m", "pip", "install", "-q", shared_wheel, wheel)
+    sh(py, "-m", "pip", "install", "-q", "--no-compile", shared_wheel, wheel)
     module = "icml26_" + slug.replace("-", "_")
     sh(py, "-c", f"import {module}, {module}.experiment as e; assert e.EXPERIMENT.name == {slug!r}", cwd=venvs)
     listing = sh(venv / "bin" / "icml26", "list", cwd=venvs)
@@ -56,6 +58,7 @@ def check(slug: str, shared_wheel: Path, out: Path, venvs: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("slugs", nargs="*")
+    parser.add_argument("--jobs", type=int, default=2, help="venvs installed at once (pip is mostly I/O)")
     parser.add_argument("--dist", default=str(ROOT / "dist"))
     parser.add_argument("--venvs", default=str(Path(tempfile.gettempdir()) / "icml26-wheels"))
     args = parser.parse_args(argv)
@@ -64,14 +67,22 @@ def main(argv: list[str] | None = None) -> int:
     venvs.mkdir(parents=True, exist_ok=True)
     slugs = args.slugs or sorted(p.name for p in PACKAGES.iterdir() if (p / "pyproject.toml").is_file())
     shared_wheel = build("icml26-shared", out)
-    failed = []
-    for slug in slugs:
+    wheels = {slug: build(distribution(PACKAGES / slug), out) for slug in slugs}
+
+    def one(slug: str) -> str:
+        start = time.perf_counter()
         try:
-            check(slug, shared_wheel, out, venvs)
-            print(f"wheel ok      {slug}", flush=True)
+            check(slug, shared_wheel, wheels[slug], venvs)
         except RuntimeError as err:
-            failed.append(slug)
-            print(f"wheel FAILED  {slug}: {err}", flush=True)
+            return f"wheel FAILED  {slug}: {err}"
+        return f"wheel ok      {slug} ({time.perf_counter() - start:.0f} s)"
+
+    failed = []
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for slug, line in zip(slugs, pool.map(one, slugs)):
+            print(line, flush=True)
+            if "FAILED" in line:
+                failed.append(slug)
     print(f"wheels: {len(slugs) - len(failed)} passed, {len(failed)} failed")
     return 1 if failed else 0
 
