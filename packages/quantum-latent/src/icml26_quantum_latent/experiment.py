@@ -23,7 +23,7 @@ class Config(BaseConfig):
     n: int = 4  # photons (spec: n = 4, C(11, 4) = 330 patterns)
     train_size: int = 20_000
     eval_size: int = 2_000
-    steps: int = 500
+    steps: int = 400
     batch: int = 128
     lr: float = 3e-3
     qm9_molecules: int = 2_000
