@@ -1,3 +1,4 @@
+import gzip
 import os
 import pickle
 import re
@@ -56,3 +57,42 @@ def test_cora_from_the_mirror(tmp_path, monkeypatch):
     assert cora.features.shape == (2708, 1433) and cora.num_nodes == 2708
     assert len(cora.edges) == 5278 and (cora.edges[:, 0] < cora.edges[:, 1]).all()
     assert sorted(np.unique(cora.labels)) == list(range(7))
+
+
+needs_fashion = pytest.mark.skipif(not datasets.FASHION_DIR.is_dir(), reason="apt-get install dataset-fashion-mnist")
+
+
+@needs_fashion
+def test_fashion_mnist_subset_has_images_in_unit_interval(tmp_path, monkeypatch):
+    monkeypatch.setenv("ICML26_CACHE", str(tmp_path / "cache"))
+    X_train, y_train, X_test, _ = datasets.load_fashion_mnist(300, 200)
+    assert X_train.shape == (300, 784) and X_test.shape == (200, 784) and X_train.dtype == np.float32
+    assert 0 <= X_train.min() and X_train.max() <= 1 and set(np.unique(y_train)) == set(range(10))
+
+
+def test_fashion_mnist_missing_folder_names_the_debian_package(tmp_path):
+    with pytest.raises(FileNotFoundError, match="apt-get install dataset-fashion-mnist"):
+        datasets.load_fashion_mnist(10, 10, folder=tmp_path)
+
+
+def test_fashion_mnist_rejects_a_file_with_the_wrong_checksum(tmp_path, monkeypatch):
+    monkeypatch.setenv("ICML26_CACHE", str(tmp_path / "cache"))
+    for name in datasets.FASHION_SHA256:
+        (tmp_path / f"{name}.gz").write_bytes(gzip.compress(b"\x00\x00\x08\x01\x00\x00\x00\x01\x07"))
+    with pytest.raises(datasets.ChecksumError, match="decompressed sha256 mismatch"):
+        datasets.load_fashion_mnist(1, 1, folder=tmp_path)
+
+
+def test_idx_decoding_of_a_generated_file(tmp_path):
+    raw = b"\x00\x00\x08\x02\x00\x00\x00\x02\x00\x00\x00\x03" + bytes(range(6))
+    (tmp_path / "f.gz").write_bytes(gzip.compress(raw))
+    import hashlib
+
+    out = datasets._read_idx(tmp_path / "f.gz", hashlib.sha256(raw).hexdigest())
+    assert out.tolist() == [[0, 1, 2], [3, 4, 5]]
+
+
+@pytest.mark.parametrize(("kwargs", "name"), [({"n_train": 0}, "n_train"), ({"n_test": 10001}, "n_test")])
+def test_fashion_mnist_rejects_bad_sizes(kwargs, name):
+    with pytest.raises(ValueError, match=f"{name}="):
+        datasets.load_fashion_mnist(**({"n_train": 10, "n_test": 10} | kwargs))

@@ -17,7 +17,7 @@ from .cache import (
     sha256_file,
     verify,
 )
-from .datasets import Planetoid, fetch_file, load_planetoid
+from .datasets import Planetoid, fetch_file, load_fashion_mnist, load_planetoid
 from .figures import new_figure, save_figure
 from .log import configure_logging, get_logger
 from .progress import progress
@@ -68,6 +68,7 @@ __all__ = [
     "fetch_file",
     "fingerprint",
     "get_logger",
+    "load_fashion_mnist",
     "load_planetoid",
     "new_figure",
     "progress",

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import csv
 import functools
+import gzip
+import hashlib
+import os
 import pickle
 from dataclasses import dataclass
 from importlib import resources
@@ -16,10 +19,17 @@ from pathlib import Path, PurePosixPath
 
 import numpy as np
 
-from .cache import cached, fetch
-from .validation import check_choice, fail
+from .cache import ChecksumError, cached, fetch, fingerprint
+from .validation import check_choice, check_int, fail
 
 PLANETOID = ("cora", "citeseer")
+FASHION_DIR = Path("/usr/share/datasets/fashion-mnist")  # Debian package dataset-fashion-mnist
+FASHION_SHA256 = {  # sha256 of the decompressed IDX files (Debian recompresses the .gz files)
+    "train-images-idx3-ubyte": "c59f468a2f672dc815687fe0f83887768d799fd8a3f3276145d20f83aa44d888",
+    "train-labels-idx1-ubyte": "bad3541b69d912435c50bb6ba87bec294ff4f6a2e1246121d8633921760443d9",
+    "t10k-images-idx3-ubyte": "5b4141f0afbad91edebe8549f8fcffe087ea10ca49f1dbef5c9a5cd8815ce37b",
+    "t10k-labels-idx1-ubyte": "0402a96d92fd2663957122ceb108a494c5af83dab82d92729df917d7dec38c34",
+}
 
 
 @functools.lru_cache(maxsize=1)
@@ -84,3 +94,52 @@ def load_planetoid(name: str) -> Planetoid:
     check_choice("name", name, PLANETOID)
     arrays = cached(f"shared/planetoid-{name}-v1", lambda: _planetoid_arrays(name))
     return Planetoid(arrays["features"], arrays["labels"], arrays["edges"])
+
+
+def _read_idx(path: Path, sha256: str) -> np.ndarray:
+    """Decompress an IDX(.gz) file, verify its decompressed sha256 and decode it."""
+    raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+    actual = hashlib.sha256(raw).hexdigest()
+    if actual != sha256:
+        raise ChecksumError(f"{path}: decompressed sha256 mismatch: expected {sha256}, actual {actual}")
+    ndim = raw[3]
+    shape = tuple(int.from_bytes(raw[4 + 4 * i : 8 + 4 * i], "big") for i in range(ndim))
+    return np.frombuffer(raw, dtype=np.uint8, offset=4 + 4 * ndim).reshape(shape)
+
+
+def _find_idx(folder: Path, name: str) -> Path:
+    for candidate in (folder / f"{name}.gz", folder / name):
+        if candidate.is_file():
+            return candidate
+    raise FileNotFoundError(
+        f"folder={str(folder)!r}: expected the Fashion-MNIST file {name}(.gz); install it with "
+        "`apt-get install dataset-fashion-mnist` or pass folder= with your own copy of the IDX files"
+    )
+
+
+def load_fashion_mnist(
+    n_train: int = 60000, n_test: int = 10000, folder: str | os.PathLike | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The first ``n_train``/``n_test`` Fashion-MNIST images as ``(X_train (n, 784), y_train, X_test, y_test)``.
+
+    Pixels float32 in [0, 1] (reshape to (n, 28, 28) for images), labels int64. ``folder`` holds the four
+    IDX files, gzipped or not (default: Debian's /usr/share/datasets/fashion-mnist); their decompressed
+    sha256 is verified before decoding, and the decoded arrays are cached.
+    """
+    check_int("n_train", n_train, 1, 60000)
+    check_int("n_test", n_test, 1, 10000)
+    root = Path(folder) if folder is not None else FASHION_DIR
+    paths = {name: _find_idx(root, name) for name in FASHION_SHA256}
+
+    def build() -> dict[str, np.ndarray]:
+        return {name.split("-idx")[0]: _read_idx(paths[name], sha) for name, sha in FASHION_SHA256.items()}
+
+    arrays = cached(f"shared/fashion-mnist-{fingerprint(FASHION_SHA256)}", build)
+    X_train = (arrays["train-images"][:n_train].reshape(n_train, -1) / 255.0).astype(np.float32)
+    X_test = (arrays["t10k-images"][:n_test].reshape(n_test, -1) / 255.0).astype(np.float32)
+    return (
+        X_train,
+        arrays["train-labels"][:n_train].astype(np.int64),
+        X_test,
+        arrays["t10k-labels"][:n_test].astype(np.int64),
+    )
