@@ -35,7 +35,7 @@ class Config(BaseConfig):
     cn_d: int = 64
     cn_heads: int = 4
     cn_ffn: int = 128
-    cn_epochs: int = 6
+    cn_epochs: int = 8
     cn_lr: float = 2e-3
     cn_batch: int = 64
     gcn_cn_epochs: int = 200
@@ -49,12 +49,12 @@ class Config(BaseConfig):
     heads: int = 4
     ffn: int = 128
     epochs: int = 3
-    pairs_per_epoch: int = 1500
+    pairs_per_epoch: int = 1000
     lr: float = 1e-3
     batch: int = 128
     gcn_hidden: int = 64
     gcn_layers: int = 2
-    gcn_epochs: int = 100
+    gcn_epochs: int = 60
     gcn_lr: float = 1e-2
     hits_k: int = 100
 
