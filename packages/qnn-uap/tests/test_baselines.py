@@ -37,9 +37,21 @@ def test_mlp_parameter_count_matches_the_network():
     assert count == mlp_num_parameters(6, 2) == 25
 
 
+def test_padded_hidden_units_never_train():
+    """The shared padded trainer is exactly a width-h network: units past h stay zero through training."""
+    from icml26_qnn_uap.baselines import PADDED_WIDTH, _compiled_mlp_runs
+
+    data = make_dataset("f2", 0, n_train=20, n_test=1)
+    with jax.enable_x64(True):
+        keys = jax.random.split(jax.random.PRNGKey(0), 2)
+        params, _ = _compiled_mlp_runs(2, PADDED_WIDTH, 40)(keys, data.x_train, data.y_train, 6, 0.05)
+    for name in ("W1", "b1", "w2"):
+        assert not np.asarray(params[name])[..., 6:].any()
+
+
 def test_mlp_trains():
     data = make_dataset("f2", 0, n_train=50, n_test=50)
-    net = fit_mlp(data.x_train, data.y_train, 6, steps=50, lr=0.05, restarts=2)
+    net = fit_mlp(data.x_train, data.y_train, 6, steps=40, lr=0.05, restarts=2)
     assert net.num_parameters == 25 and net.train_mse < np.var(data.y_train)
 
 

@@ -10,7 +10,7 @@ F2 = np.array([[0, 0], [1, 1], [-1, -1]])
 
 def test_fit_learns_f2_and_keeps_the_scale():
     data = make_dataset("f2", 0, n_train=40, n_test=40)
-    result = fit(SAQNN(F2), data.x_train, data.y_train, steps=60, restarts=4, max_doublings=1, seed=0)
+    result = fit(SAQNN(F2), data.x_train, data.y_train, steps=40, restarts=2, max_doublings=1, seed=0)
     assert result.history[-1] < result.history[0]
     assert result.rescale_tried[0] == 1.0
     assert result.model.rescale / data.y_train.max() in result.rescale_tried  # y_max * a'

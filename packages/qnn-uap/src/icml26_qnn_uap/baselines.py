@@ -54,38 +54,49 @@ def mlp_apply(params: dict, x):
     return hidden @ params["w2"] + params["b2"]
 
 
-def mlp_init(key, d: int, width: int) -> dict:
-    """He-normal weights, zero biases (ours, [INF])."""
+def mlp_init(key, d: int, width: int, padded_width: int | None = None) -> dict:
+    """He-normal weights, zero biases (ours, [INF]); columns past ``width`` (up to ``padded_width``) are zero."""
     import jax
     import jax.numpy as jnp
 
+    padded_width = width if padded_width is None else padded_width
+    mask = jnp.arange(padded_width) < width
     k1, k2 = jax.random.split(key)
     return {
-        "W1": jax.random.normal(k1, (d, width)) * jnp.sqrt(2.0 / d),
-        "b1": jnp.zeros(width),
-        "w2": jax.random.normal(k2, (width,)) * jnp.sqrt(2.0 / width),
+        "W1": jax.random.normal(k1, (d, padded_width)) * jnp.sqrt(2.0 / d) * mask,
+        "b1": jnp.zeros(padded_width),
+        "w2": jax.random.normal(k2, (padded_width,)) * jnp.sqrt(2.0 / width) * mask,
         "b2": jnp.zeros(()),
     }
 
 
+PADDED_WIDTH = 32  # networks up to this width share one compiled trainer (zero columns never train)
+
+
 @functools.cache
-def _compiled_mlp_runs(d: int, width: int, steps: int):
-    """A jitted trainer ``(keys, x, y, lr) -> (params, final MSE)`` vmapped over restarts, cached per shape."""
+def _compiled_mlp_runs(d: int, padded_width: int, steps: int):
+    """A jitted trainer ``(keys, x, y, width, lr) -> (params, final MSE)`` vmapped over restarts.
+
+    Hidden units past ``width`` start at zero and their gradients are masked to zero, so the padded network is
+    exactly the width-``width`` one; one compilation then serves every width (compiling dominates the run time).
+    """
     import jax
     import jax.numpy as jnp
 
-    def runs(keys, x, y, lr):
+    def runs(keys, x, y, width, lr):
         optimiser = adam_schedule(lr, steps)
+        mask = {"W1": jnp.arange(padded_width) < width, "b1": jnp.arange(padded_width) < width}
+        mask |= {"w2": mask["b1"], "b2": jnp.ones((), bool)}
 
         def loss(params):
             return jnp.mean((mlp_apply(params, x) - y) ** 2)
 
         def run(key):
-            params = mlp_init(key, d, width)
+            params = mlp_init(key, d, width, padded_width)
 
             def step(carry, _):
                 params, state = carry
-                grads = jax.grad(loss)(params)
+                grads = jax.tree.map(lambda g, k: g * k, jax.grad(loss)(params), mask)
                 updates, state = optimiser.update(grads, state, params)
                 return (jax.tree.map(lambda p, u: p + u, params, updates), state), None
 
@@ -126,9 +137,11 @@ def fit_mlp(x, y, width: int, *, steps: int = 80, lr: float = 0.05, restarts: in
     restarts = check_int("restarts", restarts, 1)
     with jax.enable_x64(True):
         keys = jax.random.split(jax.random.PRNGKey(seed), restarts)
-        params, final = _compiled_mlp_runs(x.shape[1], width, steps)(keys, x, y, lr)
+        padded = max(width, PADDED_WIDTH)
+        params, final = _compiled_mlp_runs(x.shape[1], padded, steps)(keys, x, y, width, lr)
         i = int(np.argmin(np.asarray(final)))
         if not np.isfinite(float(final[i])):
             raise fail("lr", lr, "a learning rate that keeps training finite")
-        best = jax.tree.map(lambda p: np.asarray(p[i]), params)
+        best = {k: np.asarray(v[i]) for k, v in params.items()}
+        best |= {"W1": best["W1"][:, :width], "b1": best["b1"][:width], "w2": best["w2"][:width]}
     return MLPFit(best, width, mlp_num_parameters(width, x.shape[1]), float(final[i]))
