@@ -34,3 +34,9 @@ def test_gate_count_and_depth_shape():
     rotations = sum(int((j != 0).sum()) for j in freqs)
     assert len(gates) == 2 * 3 + rotations + 3 + 1
     assert gates[-1].kind == "ry" and any(g.kind == "x" and g.values == (0, 0) for g in gates)
+
+
+def test_too_many_qubits_is_refused():
+    model = SAQNN(np.ones((1, 24), dtype=int))  # 1 index + 24 data qubits
+    with pytest.raises(ValueError, match="model"):
+        saqnn_gates(model, np.zeros(1), np.zeros(1), np.zeros((1, 24)))

@@ -10,9 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from icml26_shared import fail
 
 from .bases import check_inputs
 from .method import SAQNN
+
+MAX_QUBITS = 24  # statevector simulation of the gate list beyond this is impractical (use the closed form)
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,8 @@ def inverse(gates: list[Gate]) -> list[Gate]:
 
 def saqnn_gates(model: SAQNN, theta, phi, x) -> list[Gate]:
     """The whole circuit ``P^dag . Pad . prod_r S(phi_r) V_r(x) . P`` for inputs x (N, d) (batched angles)."""
+    if model.num_qubits > MAX_QUBITS:
+        raise fail("model", f"SAQNN with {model.num_qubits} qubits", f"at most {MAX_QUBITS} qubits for a circuit")
     x = check_inputs(x, model.d, model.basis)
     m, index = model.m, tuple(range(model.m))
     prep = state_preparation(theta, m)
