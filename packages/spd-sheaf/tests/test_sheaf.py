@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from icml26_spd_sheaf import (
     RestrictionMaps,
     SPDSheafConv,
+    SPDStream,
     check_graph,
     dirichlet_energy,
     lift_edge_features,
@@ -15,7 +16,7 @@ from icml26_spd_sheaf import (
     sheaf_laplacian,
     spd_exp,
 )
-from icml26_spd_sheaf.method import rodrigues, spd_adjoint, vector_act, vector_adjoint
+from icml26_spd_sheaf.method import rodrigues, spd_adjoint, spd_readout, vector_act, vector_adjoint
 from icml26_spd_sheaf.spd import direction_log_features, sym
 
 TRIANGLE = torch.tensor([[0, 1, 1, 2, 2, 0], [1, 0, 2, 1, 0, 2]])
@@ -155,3 +156,27 @@ def test_layers_reject_bad_arguments():
         SPDSheafConv(1, 0, 4)
     with pytest.raises(ValueError, match="ratio="):
         rank_lift_stats(torch.zeros(1, 3, 3), torch.zeros(1, 3, 3), ratio=0.0)
+
+
+@settings(deadline=None)
+@given(st.integers(0, 10_000))
+def test_spd_readout_is_rotation_invariant(seed):
+    g = torch.Generator().manual_seed(seed)
+    s = random_sym(g, 7, 2)
+    batch = torch.tensor([0, 0, 0, 1, 1, 1, 1])
+    rotation, _ = torch.linalg.qr(torch.randn(3, 3, generator=g, dtype=torch.float64))
+    rotated = rotation @ s @ rotation.T
+    torch.testing.assert_close(spd_readout(rotated, batch, 2), spd_readout(s, batch, 2))
+    assert spd_readout(s, batch, 2).shape == (2, 2 * 2 * 3)
+
+
+def test_lift_removes_only_the_determinant():
+    """Inputs are translated to unit determinant: log-traces vanish, condition numbers are kept."""
+    torch.manual_seed(0)
+    stream = SPDStream(features=4, channels=2, depth=1, maps="identity")
+    d = torch.tensor([[1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 1.0, 0.0]])
+    edges = torch.tensor([[1, 0, 2, 0], [0, 1, 0, 2]])
+    lifted = stream.lift(d, torch.zeros(3, 4), edges)
+    torch.testing.assert_close(torch.diagonal(lifted, dim1=-2, dim2=-1).sum(-1), torch.zeros(3, 1), atol=1e-5, rtol=0)
+    stats = rank_lift_stats(direction_log_features(d[:1], 1e-4), lifted[1:2, 0])
+    assert stats["log10_cond_after"] == pytest.approx(stats["log10_cond_before"], abs=1e-4)  # leaf: one bond

@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import torch
 from icml26_shared import check_choice, check_int
 from torch import nn
@@ -23,7 +25,7 @@ CONVS = ("gin", "gcn")
 def mlp(sizes: list[int]) -> nn.Sequential:
     """Linear layers with ReLU between them (none after the last)."""
     layers: list[nn.Module] = []
-    for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:], strict=True)):
+    for i, (a, b) in enumerate(itertools.pairwise(sizes)):
         layers.append(nn.Linear(a, b))
         if i < len(sizes) - 2:
             layers.append(nn.ReLU())
@@ -95,7 +97,7 @@ class NeuralSheafDiffusion(nn.Module):
         self.maps = nn.ModuleList(RestrictionMaps(flat, d, maps) for _ in range(check_int("depth", depth, 1)))
         self.w1 = nn.ParameterList(nn.Parameter(torch.eye(d)) for _ in range(depth))
         self.w2 = nn.ParameterList(nn.Parameter(torch.eye(channels)) for _ in range(depth))
-        self.head = mlp([flat, flat, check_int("out_dim", out_dim, 1)])
+        self.head = mlp([flat + channels * channels, flat, check_int("out_dim", out_dim, 1)])
 
     def forward(self, data) -> torch.Tensor:
         reverse = check_batch(data)
@@ -109,4 +111,6 @@ class NeuralSheafDiffusion(nn.Module):
             restriction = maps_layer(x.flatten(1), data.edge_index)
             step = sheaf_laplacian(w1 @ x @ w2, data.edge_index, reverse, restriction, vector_act, vector_adjoint)
             x = x - nn.functional.elu(step)  # Bodnar et al. (2022), eq. (8)
-        return self.head(global_mean_pool(x.flatten(1), data.batch, size=data.num_graphs))
+        # readout: the stalks and their rotation-invariant Gram matrices x_v^T x_v (C x C), mean-pooled [INF, ours]
+        features = torch.cat([x.flatten(1), (x.transpose(-1, -2) @ x).flatten(1)], dim=-1)
+        return self.head(global_mean_pool(features, data.batch, size=data.num_graphs))

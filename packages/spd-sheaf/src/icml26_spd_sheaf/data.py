@@ -20,6 +20,9 @@ from torch_geometric.data import Data
 
 log = get_logger("spd-sheaf.data")
 
+TOX21_TASKS = tuple(
+    "NR-AR NR-AR-LBD NR-AhR NR-Aromatase NR-ER NR-ER-LBD NR-PPAR-gamma SR-ARE SR-ATAD5 SR-HSE SR-MMP SR-p53".split()
+)
 # name -> (file, SMILES column, label columns, task); the seven MoleculeNet sets of the paper + Lipophilicity
 DATASETS = {
     "esol": ("delaney-processed.csv", "smiles", ("measured log solubility in mols per litre",), "regression"),
@@ -29,13 +32,7 @@ DATASETS = {
     "bace": ("bace.csv", "mol", ("Class",), "classification"),
     "clintox": ("clintox.csv", "smiles", ("FDA_APPROVED", "CT_TOX"), "classification"),
     "sider": ("sider.csv", "smiles", tuple(f"SIDER{i}" for i in range(1, 28)), "classification"),
-    "tox21": (
-        "tox21.csv",
-        "smiles",
-        ("NR-AR", "NR-AR-LBD", "NR-AhR", "NR-Aromatase", "NR-ER", "NR-ER-LBD", "NR-PPAR-gamma")
-        + ("SR-ARE", "SR-ATAD5", "SR-HSE", "SR-MMP", "SR-p53"),
-        "classification",
-    ),
+    "tox21": ("tox21.csv", "smiles", TOX21_TASKS, "classification"),
 }
 ELEMENTS = (6, 7, 8, 9, 15, 16, 17, 35, 53)  # C N O F P S Cl Br I; anything else -> "other"
 HYBRIDISATIONS = ("SP", "SP2", "SP3")

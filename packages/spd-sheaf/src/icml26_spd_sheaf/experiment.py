@@ -33,13 +33,16 @@ class Config(BaseConfig):
     channels: int = 4
     depth: int = 2
     eps: float = 1e-4
-    depth_set: str = "freesolv"
+    depth_set: str = "freesolv"  # also the molecules of the rank-lifting check (claim A)
     depths: tuple[int, int] = (2, 8)
     depth_epochs: int = 20
+    depth_molecules: int | None = None  # evenly spaced molecules of depth_set for claim C (None: all)
     neighbourhoods: int = 600  # synthetic graphs: half train, a quarter valid, a quarter test
     neighbours: int = 8
     expressivity_epochs: int = 20
     rank_molecules: int = 200
+    batch_size: int = 32
+    workers: int = 2  # processes; units of work are (seed, claim) pairs
 
 
 CONFIGS = {
@@ -47,23 +50,27 @@ CONFIGS = {
         seeds=(0, 1),
         molecule_sets=("freesolv", "bbbp"),
         molecule_limit=100,
-        epochs=2,
+        epochs=1,
         hidden=16,
         channels=2,
         depths=(1, 2),
         depth_epochs=1,
-        neighbourhoods=48,
-        expressivity_epochs=2,
+        depth_molecules=40,
+        neighbourhoods=32,
+        expressivity_epochs=1,
         rank_molecules=20,
+        workers=1,
     ),
     "quick": Config(
         seeds=(0, 1, 2),
         molecule_sets=("freesolv", "bbbp"),
-        molecule_limit=None,
-        epochs=15,
-        depth_epochs=10,
+        molecule_limit=400,
+        epochs=12,
+        channels=2,
+        depth_epochs=8,
+        depth_molecules=240,
         neighbourhoods=400,
-        expressivity_epochs=15,
+        expressivity_epochs=20,
     ),
     "paper": Config(
         seeds=tuple(range(5)),
@@ -192,7 +199,9 @@ def measure_molecules(config: Config, name: str, seed: int) -> dict[str, float]:
     out_dim = molecules.graphs[0].y.shape[1]
     models = _models(config, NUM_ATOM_FEATURES, config.depth, out_dim)
     return {
-        key: fit(models[key], molecules.task, *splits, config.epochs, derive(seed, name))["test"]
+        key: fit(models[key], molecules.task, *splits, config.epochs, derive(seed, name), batch_size=config.batch_size)[
+            "test"
+        ]
         for key in ("dual", "gin")
     }
 
@@ -203,13 +212,21 @@ def measure_depth(config: Config, seed: int) -> dict[str, float]:
     from .training import fit
 
     molecules = load_molecules(config.depth_set, config.molecule_limit)
-    splits = _split(molecules.graphs, molecules.smiles)
+    keep = np.arange(len(molecules.graphs))
+    if config.depth_molecules is not None and config.depth_molecules < len(keep):
+        keep = np.linspace(0, len(keep) - 1, config.depth_molecules).round().astype(int)
+    splits = _split([molecules.graphs[i] for i in keep], [molecules.smiles[i] for i in keep])
     result = {}
     for depth in config.depths:
         models = _models(config, NUM_ATOM_FEATURES, depth)
         for key in ("dual", "gcn", "gin"):
             result[f"{key}_{depth}"] = fit(
-                models[key], molecules.task, *splits, config.depth_epochs, derive(seed, "depth")
+                models[key],
+                molecules.task,
+                *splits,
+                config.depth_epochs,
+                derive(seed, "depth"),
+                batch_size=config.batch_size,
             )["test"]
     return result
 
@@ -228,48 +245,66 @@ def measure_expressivity(config: Config, seed: int) -> dict[str, float]:
         g.x = g.x.new_ones(g.x.shape[0], 1)
     const_splits = constant[:half], constant[half : half + quarter], constant[half + quarter :]
     models = {**_models(config, 1, config.depth), "gcn": _models(config, 3, config.depth)["gcn"]}
-    epochs, run_seed = config.expressivity_epochs, derive(seed, "expressivity")
+    args = (config.expressivity_epochs, derive(seed, "expressivity"))
     return {
-        "spd": fit(models["dual"], "accuracy", *const_splits, epochs, run_seed)["test"],
-        "nsd": fit(models["nsd"], "accuracy", *const_splits, epochs, run_seed)["test"],
-        "gcn": fit(models["gcn"], "accuracy", *splits, epochs, run_seed)["test"],
+        "spd": fit(models["dual"], "accuracy", *const_splits, *args, batch_size=config.batch_size)["test"],
+        "nsd": fit(models["nsd"], "accuracy", *const_splits, *args, batch_size=config.batch_size)["test"],
+        "gcn": fit(models["gcn"], "accuracy", *splits, *args, batch_size=config.batch_size)["test"],
+    }
+
+
+def measure_part(config: Config, seed: int, part: str) -> dict[str, float]:
+    """One unit of work (a claim's measurement for one seed) -> its named metrics."""
+    import torch
+
+    torch.set_num_threads(1)  # tiny batched 3x3 operations: threads only contend on a 2-core machine
+    log.info("seed %d: %s", seed, part)
+    if part == "rank":
+        return {f"rank_{k}": v for k, v in measure_rank_lifting(config, seed).items()}
+    if part == "depth":
+        depth = measure_depth(config, seed)
+        low, high = config.depths
+        out = {f"depth_{k}": v for k, v in depth.items()}
+        for key in ("dual", "gcn", "gin"):
+            out[f"depth_degradation_{key}"] = depth[f"{key}_{high}"] - depth[f"{key}_{low}"]
+        out["depth_advantage"] = out["depth_degradation_gcn"] - out["depth_degradation_dual"]
+        return out
+    if part == "expressivity":
+        accuracy = measure_expressivity(config, seed)
+        out = {f"expressivity_acc_{k}": v for k, v in accuracy.items()}
+        out["expressivity_gap"] = accuracy["spd"] - accuracy["nsd"]
+        return out
+    from .data import DATASETS
+
+    scores = measure_molecules(config, part, seed)
+    sign = 1.0 if DATASETS[part][3] == "regression" else -1.0  # RMSE: higher is worse; ROC-AUC: lower is worse
+    return {
+        f"{part}_dual": scores["dual"],
+        f"{part}_gin": scores["gin"],
+        f"{part}_dual_worse_by": sign * (scores["dual"] - scores["gin"]),
     }
 
 
 def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
-    """Run every claim's measurement for every seed; return per-seed metrics and save the summary figure."""
-    import torch
+    """Run every claim's measurement for every seed (``workers`` processes); return per-seed metrics and the figure."""
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
 
-    torch.set_num_threads(1)  # tiny batched 3x3 operations: threads only contend on a shared 2-core machine
+    from .data import load_molecules
+
+    for name in {*config.molecule_sets, config.depth_set}:  # build the conformer caches once, before forking
+        load_molecules(name, config.molecule_limit)
+    parts = ["rank", *config.molecule_sets, "depth", "expressivity"]
+    units = [(seed, part) for seed in config.seeds for part in parts]
+    if config.workers == 1:
+        results = [measure_part(config, seed, part) for seed, part in units]
+    else:
+        with ProcessPoolExecutor(config.workers, mp_context=get_context("fork")) as pool:
+            results = list(pool.map(measure_part, [config] * len(units), *zip(*units, strict=True)))
     values: dict[str, list[float]] = {}
-
-    def add(key: str, value: float) -> None:
-        values.setdefault(key, []).append(float(value))
-
-    for seed in config.seeds:
-        log.info("seed %d: rank lifting", seed)
-        for key, value in measure_rank_lifting(config, seed).items():
-            add(f"rank_{key}", value)
-        for name in config.molecule_sets:
-            log.info("seed %d: %s", seed, name)
-            scores = measure_molecules(config, name, seed)
-            add(f"{name}_dual", scores["dual"])
-            add(f"{name}_gin", scores["gin"])
-            regression = name in ("esol", "freesolv", "lipophilicity")
-            add(f"{name}_dual_worse_by", (scores["dual"] - scores["gin"]) * (1 if regression else -1))
-        log.info("seed %d: depth", seed)
-        depth = measure_depth(config, seed)
-        low, high = config.depths
-        for key, value in depth.items():
-            add(f"depth_{key}", value)
-        for key in ("dual", "gcn", "gin"):
-            add(f"depth_degradation_{key}", depth[f"{key}_{high}"] - depth[f"{key}_{low}"])
-        add("depth_advantage", values["depth_degradation_gcn"][-1] - values["depth_degradation_dual"][-1])
-        log.info("seed %d: expressivity", seed)
-        accuracy = measure_expressivity(config, seed)
-        for key, value in accuracy.items():
-            add(f"expressivity_acc_{key}", value)
-        add("expressivity_gap", accuracy["spd"] - accuracy["nsd"])
+    for result in results:  # units are ordered by seed, so every list is in seed order
+        for key, value in result.items():
+            values.setdefault(key, []).append(float(value))
     _figure(config, values, out_dir)
     return values
 

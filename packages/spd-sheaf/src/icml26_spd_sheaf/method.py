@@ -25,7 +25,7 @@ import torch
 from icml26_shared import check_choice, check_int, check_positive, fail
 from torch import nn
 
-from .spd import direction_log_features, log_reeig, sym, vech
+from .spd import direction_log_features, log_reeig, sym
 
 MAP_KINDS = ("orthogonal", "general", "identity")
 
@@ -281,8 +281,17 @@ class SPDStream(nn.Module):
         )
 
     def lift(self, directions: torch.Tensor, h: torch.Tensor, edge_index: torch.Tensor) -> torch.Tensor:
-        """Rank-1 inputs ``logm(d d^T + eps I)`` on the edges -> one log-channel per node (N, 1, n, n)."""
-        edge_logs = direction_log_features(directions, self.eps).unsqueeze(1)
+        """Rank-1 inputs ``logm(d d^T + eps I)`` on the edges -> one log-channel per node (N, 1, n, n).
+
+        The inputs are first translated to unit determinant, ``X / det(X)^{1/n}`` (a Log-Euclidean
+        product with a scalar matrix: the trace of ``logm X`` is removed), so that the log-eigenvalues
+        are centred and ReEig's floor does not clip the signal at initialisation [INF, ours]. The
+        condition number, hence the rank-lifting measurement, is unchanged.
+        """
+        edge_logs = direction_log_features(directions, self.eps)
+        n = edge_logs.shape[-1]
+        trace = torch.diagonal(edge_logs, dim1=-2, dim2=-1).sum(-1)
+        edge_logs = (edge_logs - (trace / n)[:, None, None] * torch.eye(n, dtype=edge_logs.dtype)).unsqueeze(1)
         maps = self.lift_maps(h, edge_index)
         return lift_edge_features(edge_logs, edge_index, maps, h.shape[0], spd_adjoint)
 
@@ -293,10 +302,18 @@ class SPDStream(nn.Module):
         return s
 
 
-def spd_readout(s: torch.Tensor) -> torch.Tensor:
-    """Per-node invariants of log-features (N, C, n, n): ``vech(L)`` and the sorted log-eigenvalues -> (N, C*(n(n+1)/2+n))."""
-    eig = torch.linalg.eigvalsh(sym(s))
-    return torch.cat([vech(s).flatten(1), eig.flatten(1)], dim=-1)
+def spd_readout(s: torch.Tensor, batch: torch.Tensor, num_graphs: int) -> torch.Tensor:
+    """Rotation-invariant graph readout of log-features s (N, C, n, n) -> (G, 2 C n) [INF, ours].
+
+    Per channel: the log-eigenvalues of the graph's Log-Euclidean mean ``expm(mean_v logm X_v)`` and the
+    mean over nodes of each node's sorted log-eigenvalues. Both are unchanged when every stalk is
+    rotated, ``X -> R X R^T``, as molecular properties are.
+    """
+    counts = torch.zeros(num_graphs, dtype=s.dtype).index_add_(0, batch, torch.ones_like(batch, dtype=s.dtype))
+    counts = counts.clamp_min(1.0).view(-1, 1, 1, 1)
+    log_mean = _sum_at_nodes(s, batch, num_graphs) / counts
+    node_eig = _sum_at_nodes(torch.linalg.eigvalsh(sym(s)), batch, num_graphs) / counts[..., 0]
+    return torch.cat([torch.linalg.eigvalsh(sym(log_mean)).flatten(1), node_eig.flatten(1)], dim=-1)
 
 
 def log10_condition(s: torch.Tensor) -> torch.Tensor:

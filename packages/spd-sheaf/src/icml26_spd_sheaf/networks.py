@@ -2,8 +2,8 @@
 
 [INF, ours] fusion: the Euclidean stream (GIN on atom features) parametrises the restriction maps of
 each SPD sheaf layer from its features of the same depth; the readout concatenates the mean-pooled
-Euclidean features with the mean-pooled SPD invariants (``vech(logm X)`` and the log-eigenvalues,
-i.e. a Log-Euclidean mean) and an MLP head maps them to the property.
+Euclidean features with rotation-invariant SPD features (log-eigenvalues of the Log-Euclidean mean
+and mean node log-eigenvalues, batch-normalised) and an MLP head maps them to the property.
 """
 
 from __future__ import annotations
@@ -39,17 +39,18 @@ class DualStreamSheafNet(nn.Module):
         self.channels, self.n = check_int("channels", channels, 1), check_int("n", n, 1)
         self.euclidean = EuclideanStream(in_features, hidden, depth, "gin")
         self.spd = SPDStream(hidden, channels, depth, n, maps, check_positive("eps", eps))
-        spd_features = channels * (n * (n + 1) // 2 + n)
-        self.norm = nn.LayerNorm(spd_features)
+        spd_features = 2 * channels * n
+        self.norm = nn.BatchNorm1d(spd_features)  # per-feature scale; keeps the spread of eigenvalues
         self.head = mlp([hidden + spd_features, hidden, check_int("out_dim", out_dim, 1)])
 
     def spd_features(self, data) -> tuple[torch.Tensor, torch.Tensor]:
-        """Log-coordinates of the SPD stream's output stalks (N, C, n, n) and the last Euclidean features (N, hidden)."""
+        """Log-coordinates of the SPD stream's output stalks (N, C, n, n), and the last GIN features (N, hidden)."""
         reverse = check_batch(data)
         h_layers = self.euclidean(data.x, data.edge_index)
         return self.spd(data.direction, h_layers, data.edge_index, reverse), h_layers[-1]
 
     def forward(self, data) -> torch.Tensor:
         s, h = self.spd_features(data)
-        pooled = [global_mean_pool(z, data.batch, size=data.num_graphs) for z in (h, spd_readout(s))]
-        return self.head(torch.cat([pooled[0], self.norm(pooled[1])], dim=-1))
+        pooled = global_mean_pool(h, data.batch, size=data.num_graphs)
+        invariants = self.norm(spd_readout(s, data.batch, data.num_graphs))
+        return self.head(torch.cat([pooled, invariants], dim=-1))

@@ -162,11 +162,3 @@ def direction_log_features(d: torch.Tensor, eps: float = 1e-4) -> torch.Tensor:
     outer = d.unsqueeze(-1) * d.unsqueeze(-2)
     eye = torch.eye(d.shape[-1], dtype=d.dtype)
     return np.log1p(eps) * outer + np.log(eps) * (eye - outer)
-
-
-def vech(s: torch.Tensor) -> torch.Tensor:
-    """Upper-triangular entries of symmetric (..., n, n) matrices, off-diagonals scaled by sqrt(2) (isometric)."""
-    n = s.shape[-1]
-    rows, cols = torch.triu_indices(n, n)
-    weight = torch.where(rows == cols, 1.0, 2.0**0.5).to(s.dtype)
-    return s[..., rows, cols] * weight

@@ -1,4 +1,4 @@
-"""Training and evaluation of graph-level models (regression RMSE, classification ROC-AUC), with model selection on validation."""
+"""Training and evaluation of graph-level models (RMSE, ROC-AUC, accuracy), with model selection on validation."""
 
 from __future__ import annotations
 
