@@ -1,6 +1,8 @@
+"""The smoke config end to end, and the results.json schema."""
+
 import json
 
-from icml26_promos.experiment import EXPERIMENT
+from icml26_promos.experiment import CLAIMS, CONFIGS, EXPERIMENT, METHODS
 
 
 def test_smoke_run_writes_results(tmp_path):
@@ -9,4 +11,14 @@ def test_smoke_run_writes_results(tmp_path):
     assert data["paper"] == "promos" and data["config_name"] == "smoke"
     assert {c["id"] for c in data["claims"]} == {c.id for c in EXPERIMENT.claims}
     assert all(c["verdict"] in {"holds", "fails", "inconclusive"} for c in data["claims"])
+    assert all(c["measured"]["n"] == len(CONFIGS["smoke"].seeds) for c in data["claims"])
     assert record.claims == data["claims"]
+    for m in METHODS:
+        assert 0.0 <= data["metrics"][f"auroc_mean.{m}"]["mean"] <= 1.0
+    assert "auroc_per_target.png" in data["figures"]
+
+
+def test_configs_and_claims_are_consistent():
+    assert set(CONFIGS) == {"smoke", "quick", "paper"}
+    assert len(CONFIGS["quick"].seeds) >= 3
+    assert {c.metric.split(".")[0] for c in CLAIMS} <= {"auroc_injected", "gap"}

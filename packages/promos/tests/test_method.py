@@ -109,7 +109,7 @@ def tiny_graph(seed: int, n: int = 70) -> Graph:
 
 def test_promos_fit_and_score_shapes_and_determinism():
     sources = [tiny_graph(0), tiny_graph(1)]
-    kw = dict(dim=8, num_experts=3, num_prototypes=4, epochs=2, teacher_epochs=2)
+    kw = dict(dim=8, num_experts=3, num_prototypes=4, hidden=16, epochs=2, teacher_epochs=2)
     a = ProMoS(**kw, seed=3).fit(sources).decision_function(tiny_graph(2, 30))
     b = ProMoS(**kw, seed=3).fit(sources).decision_function(tiny_graph(2, 30))
     assert a.shape == (30,) and np.isfinite(a).all() and (a >= 0).all()

@@ -67,7 +67,7 @@ class Dominant(nn.Module):
         weight: float = 0.5,
         epochs: int = 100,
         lr: float = 4e-3,
-        max_columns: int = 4096,
+        max_columns: int = 1024,
         seed: int = 0,
     ):
         super().__init__()

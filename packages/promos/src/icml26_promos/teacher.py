@@ -8,7 +8,8 @@ projection head, and the symmetric NT-Xent loss with intra- and inter-view negat
 
 from __future__ import annotations
 
-import numpy as np
+import weakref
+
 import torch
 import torch.nn.functional as F
 from icml26_shared import check_int, check_positive, fail
@@ -49,17 +50,23 @@ def mask_features(x: torch.Tensor, p: float) -> torch.Tensor:
 
 
 class Teacher:
-    """A frozen GCN encoder: ``embed(graph)`` -> teacher embeddings t_v, (n, out_dim) float32."""
+    """A frozen GCN encoder: ``embed(graph)`` -> teacher embeddings t_v, (n, out_dim) float32.
+
+    Frozen means deterministic, so embeddings are memoised per graph object (graphs are immutable).
+    """
 
     def __init__(self, encoder: GCNEncoder):
         self.encoder = encoder.eval().requires_grad_(False)
+        self._memo: weakref.WeakKeyDictionary[Graph, torch.Tensor] = weakref.WeakKeyDictionary()
 
     @torch.no_grad()
     def embed(self, graph: Graph) -> torch.Tensor:
-        x, edge_index = graph_tensors(graph)
-        if x.shape[1] != self.encoder.conv1.in_channels:
-            raise fail("graph.x", graph.x, f"{self.encoder.conv1.in_channels} (aligned) feature columns")
-        return self.encoder(x, edge_index)
+        if graph not in self._memo:
+            x, edge_index = graph_tensors(graph)
+            if x.shape[1] != self.encoder.conv1.in_channels:
+                raise fail("graph.x", graph.x, f"{self.encoder.conv1.in_channels} (aligned) feature columns")
+            self._memo[graph] = self.encoder(x, edge_index)
+        return self._memo[graph]
 
 
 def train_teacher(
@@ -106,8 +113,3 @@ def train_teacher(
             loss.backward()
             optimizer.step()
     return Teacher(encoder)
-
-
-def embeddings(teacher: Teacher, graphs: list[Graph]) -> list[np.ndarray]:
-    """Teacher embeddings of several graphs as numpy arrays (n_i, out_dim)."""
-    return [teacher.embed(g).numpy() for g in graphs]
