@@ -75,3 +75,10 @@ def test_bad_networkx_graphs():
         Graph.from_networkx(nx.DiGraph([(0, 1)]))
     with pytest.raises(ValueError, match="G="):
         Graph.from_networkx(nx.Graph([(1, 2)]))
+
+
+def test_sample_non_edges_respects_exclude():
+    g = Graph.from_networkx(nx.path_graph(5))  # 4 edges, 6 non-edges
+    exclude = np.array([[0, 2], [4, 1]])
+    neg = sample_non_edges(g, 4, np.random.default_rng(0), exclude=exclude)
+    assert {tuple(p) for p in neg.tolist()} == {(0, 3), (0, 4), (1, 3), (2, 4)}

@@ -93,3 +93,20 @@ def test_bad_sampler_inputs(karate):
         sample_subgraphs(g, np.array([[0, 1]]), 0, 5, rng, True)
     with pytest.raises(ValueError, match="num_neighbors="):
         sample_subgraphs(g, np.array([[0, 1]]), 2, 0, rng, True)
+
+
+def test_batched_sampling_matches_single_pairs_and_keeps_k_uniformly(karate):
+    _, g = karate
+    pairs = np.array([(0, 33), (5, 16), (2, 3), (7, 7), (0, 1)])
+    batch = sample_subgraphs(g, pairs, 2, 100, np.random.default_rng(0), remove_target=True)
+    for (u, v), sub in zip(pairs.tolist(), batch, strict=True):
+        ref = ego_subgraph(g, u, v, 2, 100, np.random.default_rng(1), remove_target=True)
+        np.testing.assert_array_equal(sub.nodes, ref.nodes)
+        np.testing.assert_array_equal(sub.edges, ref.edges)
+    assert batch[3].nodes[0] == 7 and 7 not in batch[3].nodes[1:].tolist()  # u == v appears once
+    # star 0 - {1..16} and the edge 17 - 18; one hop, k=3 of the 16 leaves: each kept with probability 3/16
+    star = Graph.from_edges(np.array([(0, i) for i in range(1, 17)] + [(17, 18)]), 19)
+    subs = sample_subgraphs(star, np.tile([0, 17], (4000, 1)), 1, 3, np.random.default_rng(0), remove_target=False)
+    assert all(len(s.nodes) == 6 and s.nodes[-1] == 18 for s in subs)
+    counts = np.bincount(np.concatenate([s.nodes[2:-1] for s in subs]), minlength=19)[1:17]
+    np.testing.assert_allclose(counts / 4000, 3 / 16, atol=0.03)

@@ -1,6 +1,7 @@
 """What PENCIL is compared against: the CN / Adamic-Adar / resource-allocation / Katz heuristics (no
-training), and GCN link predictors (PyTorch Geometric ``GCNConv``), featureless or with learnable node-ID
-embeddings (the ID-embedding family whose parameter count grows with the graph)."""
+training), and GCN link predictors (a ``GCNConv`` with PyTorch Geometric's semantics, tested against it),
+featureless or with learnable node-ID embeddings (the ID-embedding family whose parameter count grows with
+the graph)."""
 
 from __future__ import annotations
 
@@ -66,14 +67,38 @@ def katz(graph: Graph, pairs, beta: float = KATZ_BETA, tol: float = 1e-12, max_t
 HEURISTICS = {"cn": common_neighbors, "aa": adamic_adar, "ra": resource_allocation, "katz": katz}
 
 
+def gcn_adjacency(edge_index: torch.Tensor, num_nodes: int) -> torch.Tensor:
+    """The sparse (n, n) propagation matrix of PyG's ``gcn_norm``: D^-1/2 (A + I) D^-1/2 over the directed
+    edges ``edge_index`` (2, E) (both directions of an undirected graph) plus one self-loop per node."""
+    loops = torch.arange(num_nodes)
+    src = torch.cat([edge_index[0], loops])
+    dst = torch.cat([edge_index[1], loops])
+    deg = torch.zeros(num_nodes).index_add_(0, dst, torch.ones(len(dst)))
+    w = deg[src].rsqrt() * deg[dst].rsqrt()
+    adj = torch.sparse_coo_tensor(torch.stack([dst, src]), w, (num_nodes, num_nodes), check_invariants=False)
+    return adj.coalesce()
+
+
+class GCNConv(nn.Module):
+    """Graph convolution X' = Â X W + b with Â = ``gcn_adjacency`` (PyG ``GCNConv`` defaults: glorot W,
+    zero bias, self-loops, symmetric normalisation), on a precomputed Â."""
+
+    def __init__(self, in_channels: int, out_channels: int) -> None:
+        super().__init__()
+        self.lin = nn.Linear(in_channels, out_channels, bias=False)
+        nn.init.xavier_uniform_(self.lin.weight)
+        self.bias = nn.Parameter(torch.zeros(out_channels))
+
+    def forward(self, x: torch.Tensor, adj: torch.Tensor) -> torch.Tensor:
+        return torch.sparse.mm(adj, self.lin(x)) + self.bias
+
+
 class GCNLinkPredictor(nn.Module):
     """GCN encoder + MLP predictor on h_u * h_v (the official GNN baseline: residual GCN layers, 2-layer
     predictor). ``num_nodes=None`` is featureless (every node starts from one shared learned vector, so no
     node can be told apart except by structure); ``num_nodes=n`` gives each node a learned ID embedding."""
 
     def __init__(self, hidden: int = 512, num_layers: int = 1, num_nodes: int | None = None) -> None:
-        from torch_geometric.nn import GCNConv
-
         super().__init__()
         check_int("hidden", hidden, 1)
         check_int("num_layers", num_layers, 1)
@@ -84,17 +109,18 @@ class GCNLinkPredictor(nn.Module):
         self.convs = nn.ModuleList(GCNConv(hidden, hidden) for _ in range(num_layers))
         self.predictor = nn.Sequential(nn.Linear(hidden, hidden), nn.ReLU(), nn.Linear(hidden, 1))
 
-    def embed(self, edge_index: torch.Tensor, num_nodes: int) -> torch.Tensor:
-        """Node representations (n, hidden) on the graph ``edge_index`` (2, 2m)."""
+    def embed(self, adj: torch.Tensor) -> torch.Tensor:
+        """Node representations (n, hidden) given the propagation matrix ``adj = gcn_adjacency(...)`` (n, n)."""
+        num_nodes = adj.shape[0]
         if self.embedding.shape[0] not in (1, num_nodes):
             raise fail("num_nodes", num_nodes, f"the {self.embedding.shape[0]} nodes the ID embedding was built for")
         h = self.embedding.expand(num_nodes, -1)
         for conv in self.convs:
-            h = h + torch.relu(conv(h, edge_index))  # residual GCN layer
+            h = h + torch.relu(conv(h, adj))  # residual GCN layer
         return h
 
-    def forward(self, edge_index: torch.Tensor, num_nodes: int, pairs: torch.Tensor) -> torch.Tensor:
-        h = self.embed(edge_index, num_nodes)
+    def forward(self, adj: torch.Tensor, pairs: torch.Tensor) -> torch.Tensor:
+        h = self.embed(adj)
         return self.predictor(h[pairs[:, 0]] * h[pairs[:, 1]]).squeeze(-1)
 
     def num_parameters(self) -> int:
@@ -121,7 +147,7 @@ def train_gcn(
     and ``targets``, MSE regression of the targets. Mean loss per epoch."""
     check_int("epochs", epochs, 1)
     check_positive("lr", lr)
-    ei = edge_index(graph)
+    adj = gcn_adjacency(edge_index(graph), graph.num_nodes)  # once per graph, not per step
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     regression = pairs is not None
     loss_fn = nn.MSELoss() if regression else nn.BCEWithLogitsLoss()
@@ -139,7 +165,7 @@ def train_gcn(
         losses = []
         for start in range(0, len(order), batch_size):
             idx = order[start : start + batch_size]
-            loss = loss_fn(model(ei, graph.num_nodes, torch.from_numpy(P[idx])), torch.as_tensor(y[idx]).float())
+            loss = loss_fn(model(adj, torch.from_numpy(P[idx])), torch.as_tensor(y[idx]).float())
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -154,4 +180,4 @@ def predict_gcn(model: GCNLinkPredictor, graph: Graph, pairs) -> np.ndarray:
     """Scores (P,) of ``pairs`` (P, 2) with message passing on ``graph``."""
     pairs = check_edges(pairs, graph.num_nodes, name="pairs", allow_self_loops=True)
     model.eval()
-    return model(edge_index(graph), graph.num_nodes, torch.from_numpy(pairs)).numpy().astype(np.float64)
+    return model(gcn_adjacency(edge_index(graph), graph.num_nodes), torch.from_numpy(pairs)).numpy().astype(np.float64)

@@ -101,21 +101,21 @@ def sample_non_edges(
     (nor in ``exclude``): the global uniform negatives of ``torch_geometric.utils.negative_sampling``."""
     count = check_int("count", count, 1)
     n = graph.num_nodes
-    taken = set((graph.edges() @ np.array([n, 1])).tolist())
+    taken = graph.edges() @ np.array([n, 1])
+    if exclude is not None:
+        ex = check_edges(exclude, n, name="exclude")
+        taken = np.concatenate([taken, np.minimum(ex[:, 0], ex[:, 1]) * n + np.maximum(ex[:, 0], ex[:, 1])])
+    taken = np.unique(taken)
     if n * (n - 1) // 2 - len(taken) < count:
         raise fail("count", count, "at most the number of non-edges of the graph")
-    out: list[int] = []
-    chosen: set[int] = set()
-    while len(out) < count:
-        u, v = rng.integers(0, n, size=(2, 2 * (count - len(out)) + 16))
-        for a, b in zip(np.minimum(u, v).tolist(), np.maximum(u, v).tolist(), strict=True):
-            key = a * n + b
-            if a != b and key not in taken and key not in chosen:
-                chosen.add(key)
-                out.append(key)
-                if len(out) == count:
-                    break
-    keys = np.array(out, dtype=np.int64)
+    keys = np.empty(0, dtype=np.int64)
+    while len(keys) < count:  # candidates in draw order; the first ``count`` distinct valid ones are kept
+        u, v = rng.integers(0, n, size=(2, 2 * (count - len(keys)) + 16))
+        cand = np.minimum(u, v) * n + np.maximum(u, v)
+        cand = cand[(u != v) & ~np.isin(cand, taken) & ~np.isin(cand, keys)]
+        _, first = np.unique(cand, return_index=True)
+        cand = cand[np.sort(first)]
+        keys = np.concatenate([keys, cand[: count - len(keys)]])
     return np.stack([keys // n, keys % n], axis=1)
 
 

@@ -41,43 +41,65 @@ def ego_subgraph(
     of its neighbours drawn without replacement (all of them if fewer); the result is the subgraph
     induced on the union of the sampled nodes. ``remove_target`` drops the edge (u, v) (training: no
     leakage of the label into the input)."""
-    roots = np.array([u, v], dtype=np.int64)
-    sampled = [roots]
-    for root in roots:
-        frontier = root[None]
-        for _ in range(depth):
-            nxt = []
-            for x in frontier.tolist():
-                nbrs = graph.indices[graph.indptr[x] : graph.indptr[x + 1]]
-                if len(nbrs) > num_neighbors:
-                    nbrs = nbrs[np.argpartition(rng.random(len(nbrs)), num_neighbors)[:num_neighbors]]
-                nxt.append(nbrs)
-            frontier = np.unique(np.concatenate(nxt)) if nxt else frontier[:0]
-            sampled.append(frontier)
-    others = np.setdiff1d(np.concatenate(sampled), roots)
-    nodes = np.concatenate([roots[: 1 if u == v else 2], others])
-    return Subgraph(nodes, induced_edges(graph, nodes, drop=(u, v) if remove_target else None))
+    return _sample(graph, np.array([[u, v]], dtype=np.int64), depth, num_neighbors, rng, remove_target)[0]
 
 
-def induced_edges(graph: Graph, nodes: np.ndarray, drop: tuple[int, int] | None = None) -> np.ndarray:
-    """Local edges (e, 2) with a < b of the subgraph of ``graph`` induced on ``nodes`` (positions in
-    ``nodes``), without the edge ``drop`` (global ids) when given."""
-    starts, ends = graph.indptr[nodes], graph.indptr[nodes + 1]
-    lens = ends - starts
-    offsets = np.repeat(starts - np.concatenate([[0], np.cumsum(lens)[:-1]]), lens)
-    nbrs = graph.indices[offsets + np.arange(lens.sum())]
-    src = np.repeat(np.arange(len(nodes)), lens)
-    order = np.argsort(nodes)
-    at = np.searchsorted(nodes[order], nbrs)
-    at = np.minimum(at, len(nodes) - 1)
-    inside = nodes[order][at] == nbrs
-    dst = order[at]
-    keep = inside & (src < dst)
-    if drop is not None:
-        a, b = drop
-        gs, gd = nodes[src], nodes[dst]
-        keep &= ~(((gs == a) & (gd == b)) | ((gs == b) & (gd == a)))
-    return np.stack([src[keep], dst[keep]], axis=1)
+def _gather(graph: Graph, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The concatenated neighbour lists of ``nodes`` and, for each entry, the index of its node."""
+    deg = graph.degree[nodes]
+    first = np.cumsum(deg) - deg
+    seg = np.repeat(np.arange(len(nodes)), deg)
+    return graph.indices[graph.indptr[nodes][seg] + np.arange(len(seg)) - first[seg]], seg
+
+
+def _sample(
+    graph: Graph, pairs: np.ndarray, depth: int, k: int, rng: np.random.Generator, remove_target: bool
+) -> list[Subgraph]:
+    """``ego_subgraph`` for every pair of ``pairs`` (P, 2) at once (vectorised over pairs and frontiers):
+    the frontier of each (pair, seed) is kept as keys ``seed_slot * n + node``, ``seed_slot = 2 * pair + side``."""
+    n, P = graph.num_nodes, len(pairs)
+    slot, node = np.arange(2 * P), pairs.reshape(-1)
+    reached = [np.arange(P) * n + pairs[:, 0], np.arange(P) * n + pairs[:, 1]]  # keys pair * n + node
+    for _ in range(depth):
+        nbrs, seg = _gather(graph, node)
+        deg = graph.degree[node]
+        if (deg > k).any():  # keep k neighbours per frontier node, uniformly without replacement
+            order = np.lexsort((rng.random(len(seg)), seg))  # segments stay in place, shuffled within
+            rank = np.arange(len(seg)) - (np.cumsum(deg) - deg)[seg]
+            keep = order[rank < k]
+            nbrs, seg = nbrs[keep], seg[keep]
+        keys = np.unique(slot[seg] * n + nbrs)  # per (pair, seed): the next frontier, deduplicated
+        slot, node = keys // n, keys % n
+        reached.append((slot // 2) * n + node)
+    keys = np.unique(np.concatenate(reached))
+    q, x = keys // n, keys % n
+    others = (x != pairs[q, 0]) & (x != pairs[q, 1])
+    # final node order per pair: u, v (once if u == v), then the other sampled nodes in ascending id
+    roots = np.stack([pairs[:, 0], np.where(pairs[:, 0] == pairs[:, 1], -1, pairs[:, 1])], axis=1)
+    root_q = np.repeat(np.arange(P), 2)[roots.reshape(-1) >= 0]
+    root_x = roots.reshape(-1)[roots.reshape(-1) >= 0]
+    q = np.concatenate([root_q, q[others]])
+    x = np.concatenate([root_x, x[others]])
+    order = np.argsort(q, kind="stable")  # roots first within each pair, then ascending ids
+    q, x = q[order], x[order]
+    sizes = np.bincount(q, minlength=P)
+    pos = np.arange(len(q)) - np.repeat(np.cumsum(sizes) - sizes, sizes)  # local position
+    # induced edges: each neighbour of a node in the same pair's node set, kept once (src < dst)
+    lookup = q * n + x
+    by_key = np.argsort(lookup)
+    nbrs, seg = _gather(graph, x)
+    target = q[seg] * n + nbrs
+    at = np.minimum(np.searchsorted(lookup[by_key], target), len(q) - 1)
+    hit = by_key[at]
+    src, dst = pos[seg], pos[hit]
+    keep = (lookup[hit] == target) & (src < dst)
+    if remove_target:
+        keep &= ~((src == 0) & (dst == 1) & (pairs[q[seg], 0] != pairs[q[seg], 1]))
+    eq = q[seg][keep]
+    edges = np.stack([src[keep], dst[keep]], axis=1)
+    node_splits = np.split(x, np.cumsum(sizes)[:-1])
+    edge_splits = np.split(edges, np.cumsum(np.bincount(eq, minlength=P))[:-1])
+    return [Subgraph(a, b) for a, b in zip(node_splits, edge_splits, strict=True)]
 
 
 def local_ids(num_nodes: int, rng: np.random.Generator | None) -> np.ndarray:
@@ -108,21 +130,30 @@ def tokenize(subgraphs: list[Subgraph], max_num_nodes: int, rng: np.random.Gener
         raise fail(
             "max_num_nodes", M, f">= the subgraph size {max(sizes)}: increase max_num_nodes or lower num_neighbors"
         )
-    N = max(sizes)
-    tokens = np.zeros((len(subgraphs), N + 2, 2 * M + 2), dtype=np.float32)
-    mask = np.zeros((len(subgraphs), N + 2), dtype=bool)
-    for b, sub in enumerate(subgraphs):
-        n = len(sub.nodes)
-        ids = local_ids(n, rng)
-        a, c = ids[sub.edges[:, 0]], ids[sub.edges[:, 1]]
-        tokens[b, ids, ids] = 1.0  # onehot(ID), node token at position = ID
-        tokens[b, a, M + c] = 1.0  # adjacency row (unit edge weights)
-        tokens[b, c, M + a] = 1.0
-        tokens[b, :n, 2 * M] = 1.0  # is_node
-        tokens[b, N : N + 2, : 2 * M] = tokens[b, [0, min(1, n - 1)], : 2 * M]  # task tokens copy u, v
-        tokens[b, N : N + 2, 2 * M + 1] = 1.0  # is_task
-        mask[b, :n] = True
-        mask[b, N : N + 2] = True
+    N, B = max(sizes), len(subgraphs)
+    sizes = np.asarray(sizes)
+    first = np.cumsum(sizes) - sizes
+    seg = np.repeat(np.arange(B), sizes)
+    pos = np.arange(len(seg)) - first[seg]  # position of each node within its subgraph
+    ids = pos
+    if rng is not None:  # local_ids for every subgraph at once: positions >= 2 randomly permuted
+        key = np.where(pos >= 2, 2.0 + rng.random(len(seg)), pos)
+        ids = np.empty_like(pos)
+        ids[np.lexsort((key, seg))] = pos
+    edges = np.concatenate([s.edges for s in subgraphs]).reshape(-1, 2)
+    eseg = np.repeat(np.arange(B), [len(s.edges) for s in subgraphs])
+    a, c = ids[first[eseg] + edges[:, 0]], ids[first[eseg] + edges[:, 1]]
+    tokens = np.zeros((B, N + 2, 2 * M + 2), dtype=np.float32)
+    tokens[seg, ids, ids] = 1.0  # onehot(ID), node token at position = ID
+    tokens[eseg, a, M + c] = 1.0  # adjacency row (unit edge weights)
+    tokens[eseg, c, M + a] = 1.0
+    tokens[seg, pos, 2 * M] = 1.0  # is_node
+    rows = np.arange(B)
+    tokens[:, N, : 2 * M] = tokens[:, 0, : 2 * M]  # task tokens copy u, v
+    tokens[:, N + 1, : 2 * M] = tokens[rows, np.minimum(1, sizes - 1), : 2 * M]
+    tokens[:, N : N + 2, 2 * M + 1] = 1.0  # is_task
+    mask = np.arange(N + 2)[None, :] < sizes[:, None]
+    mask[:, N : N + 2] = True
     return TokenBatch(tokens, mask)
 
 
@@ -139,7 +170,7 @@ def sample_subgraphs(
     pairs = check_edges(pairs, graph.num_nodes, name="pairs", allow_self_loops=True)
     check_int("depth", depth, 1)
     check_int("num_neighbors", num_neighbors, 1)
-    return [ego_subgraph(graph, u, v, depth, num_neighbors, rng, remove_target) for u, v in pairs.tolist()]
+    return _sample(graph, pairs, depth, num_neighbors, rng, remove_target)
 
 
 def size_buckets(subgraphs: list[Subgraph], batch_size: int, rng: np.random.Generator) -> list[np.ndarray]:
