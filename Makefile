@@ -1,6 +1,8 @@
 # icml26: `make help` lists the targets. Every target works on a fresh machine with python3 and make.
 SHELL := /bin/bash
 export UV_PYTHON_DOWNLOADS := never
+# Let Python cache bytecode: torch, jax and sklearn imports compile thousands of modules otherwise (~2 s a process).
+unexport PYTHONDONTWRITEBYTECODE
 CA_BUNDLE := /etc/ssl/certs/ca-certificates.crt
 ifneq ($(wildcard $(CA_BUNDLE)),)
 export SSL_CERT_FILE ?= $(CA_BUNDLE)
