@@ -180,3 +180,19 @@ def test_lift_removes_only_the_determinant():
     torch.testing.assert_close(torch.diagonal(lifted, dim1=-2, dim2=-1).sum(-1), torch.zeros(3, 1), atol=1e-5, rtol=0)
     stats = rank_lift_stats(direction_log_features(d[:1], 1e-4), lifted[1:2, 0])
     assert stats["log10_cond_after"] == pytest.approx(stats["log10_cond_before"], abs=1e-4)  # leaf: one bond
+
+
+@settings(deadline=None)
+@given(st.integers(0, 10_000))
+def test_orthogonal_transport_form_equals_the_general_laplacian(seed):
+    g = torch.Generator().manual_seed(seed)
+    edges = random_graph(seed)
+    reverse = check_graph(edges, 6)
+    maps = rodrigues(torch.randn(edges.shape[1], 3, generator=g, dtype=torch.float64))
+    x = random_sym(g, 6, 2)
+    torch.testing.assert_close(
+        sheaf_laplacian(x, edges, reverse, maps, orthogonal=True), sheaf_laplacian(x, edges, reverse, maps)
+    )
+    v = torch.randn(6, 3, 2, generator=g, dtype=torch.float64)
+    fast = sheaf_laplacian(v, edges, reverse, maps, vector_act, vector_adjoint, orthogonal=True)
+    torch.testing.assert_close(fast, sheaf_laplacian(v, edges, reverse, maps, vector_act, vector_adjoint))

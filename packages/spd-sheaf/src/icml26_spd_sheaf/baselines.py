@@ -109,7 +109,15 @@ class NeuralSheafDiffusion(nn.Module):
         x = torch.cat([h.view(-1, self.d, self.channels - 1), geometry], dim=-1)  # (N, d, C)
         for maps_layer, w1, w2 in zip(self.maps, self.w1, self.w2, strict=True):
             restriction = maps_layer(x.flatten(1), data.edge_index)
-            step = sheaf_laplacian(w1 @ x @ w2, data.edge_index, reverse, restriction, vector_act, vector_adjoint)
+            step = sheaf_laplacian(
+                w1 @ x @ w2,
+                data.edge_index,
+                reverse,
+                restriction,
+                vector_act,
+                vector_adjoint,
+                orthogonal=self.maps[0].kind != "general",
+            )
             x = x - nn.functional.elu(step)  # Bodnar et al. (2022), eq. (8)
         # readout: the stalks and their rotation-invariant Gram matrices x_v^T x_v (C x C), mean-pooled [INF, ours]
         features = torch.cat([x.flatten(1), (x.transpose(-1, -2) @ x).flatten(1)], dim=-1)

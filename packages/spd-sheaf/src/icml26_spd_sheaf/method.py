@@ -135,17 +135,24 @@ def sheaf_laplacian(
     act: Action = spd_act,
     adjoint: Action = spd_adjoint,
     normalise: bool = True,
+    orthogonal: bool = False,
 ) -> torch.Tensor:
     """eq. (Lap): ``(Delta x)_v = sum_{k=(u->v)} F*_{v<e} (F_{v<e} x_v - F_{u<e} x_u)``.
 
     With ``normalise`` the degree-normalised ``D^{-1/2} Delta D^{-1/2}`` (D = node degrees; for
-    orthogonal maps this is NSD's normalisation, spectrum in [0, 2]).
+    orthogonal maps this is NSD's normalisation, spectrum in [0, 2]). ``orthogonal=True`` promises
+    ``W^T W = I`` and uses the equal, cheaper transport form ``x_v - (W_v^T W_u) . x_u`` (one map
+    application per edge instead of three).
     """
     num_nodes = x.shape[0]
     if normalise:
         inv_sqrt = degrees(edge_index, num_nodes).clamp_min(1.0).rsqrt().to(x.dtype)
         x = x * inv_sqrt.view(-1, *([1] * (x.ndim - 1)))
-    terms = adjoint(maps, coboundary(x, edge_index, reverse, maps, act))
+    if orthogonal:
+        src, dst = edge_index
+        terms = x[dst] - act(maps.transpose(-1, -2) @ maps[reverse], x[src])
+    else:
+        terms = adjoint(maps, coboundary(x, edge_index, reverse, maps, act))
     out = _sum_at_nodes(terms, edge_index[1], num_nodes)
     if normalise:
         out = out * inv_sqrt.view(-1, *([1] * (x.ndim - 1)))
@@ -257,7 +264,9 @@ class SPDSheafConv(nn.Module):
     ) -> torch.Tensor:
         """eqs. (D) and (M): the affine sheaf operator in log coordinates, before the nonlinearity."""
         maps = self.maps(h, edge_index)
-        diffused = s - torch.sigmoid(self.alpha_logit) * sheaf_laplacian(s, edge_index, reverse, maps)
+        orthogonal = self.maps.kind != "general"  # rotations and identities: the transport form applies
+        laplacian = sheaf_laplacian(s, edge_index, reverse, maps, orthogonal=orthogonal)
+        diffused = s - torch.sigmoid(self.alpha_logit) * laplacian
         return torch.einsum("oc,ncij->noij", self.theta, diffused) + sym(self.bias)
 
     def forward(self, s: torch.Tensor, h: torch.Tensor, edge_index: torch.Tensor, reverse: torch.Tensor):
