@@ -82,3 +82,14 @@ def test_loaders_reject_bad_arguments():
         read_moleculenet("freesolv", limit=0)
     with pytest.raises(ValueError, match="num="):
         point_neighbourhoods(1)
+
+
+def test_unparsable_molecules_are_skipped_and_counted(tmp_path, monkeypatch):
+    from icml26_spd_sheaf import data
+
+    monkeypatch.setenv("ICML26_CACHE", str(tmp_path))
+    rows = (["CCO", "C1CC(", "c1ccccc1O"], np.array([[1.0], [2.0], [3.0]]))
+    monkeypatch.setattr(data, "read_moleculenet", lambda name, limit=None: rows)
+    molecules = data.load_molecules("freesolv")
+    assert molecules.skipped == 1 and molecules.smiles == ["CCO", "c1ccccc1O"]
+    assert [float(g.y) for g in molecules.graphs] == [1.0, 3.0] and molecules.graphs[1].num_nodes == 7

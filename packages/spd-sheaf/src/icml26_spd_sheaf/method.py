@@ -1,4 +1,4 @@
-"""SPD-valued sheaves on graphs: restriction maps, coboundary, sheaf Laplacian, sheaf convolution, dual stream.
+"""SPD-valued sheaves on graphs: restriction maps, coboundary, sheaf Laplacian, SPD sheaf convolution and stream.
 
 Notation (per directed edge k = (u -> v) of an undirected graph stored in both directions):
 ``F_{v<e}`` is the restriction map from the stalk of v to the stalk of the edge e = {u, v}.
