@@ -1,10 +1,8 @@
 import json
 
-import pytest
 from icml26_quantum_latent.experiment import EXPERIMENT
 
 
-@pytest.mark.slow  # XLA compiles two training programs: 58 s on the loaded 2-core machine, over the 30 s budget
 def test_smoke_run_writes_results(tmp_path):
     record = EXPERIMENT.run("smoke", tmp_path)
     data = json.loads((tmp_path / "results.json").read_text())

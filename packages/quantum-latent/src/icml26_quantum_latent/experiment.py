@@ -26,6 +26,7 @@ class Config(BaseConfig):
     steps: int = 400
     batch: int = 128
     lr: float = 3e-3
+    hidden: tuple[int, ...] = (64, 64)  # hidden widths of the synthetic generator's MLP
     qm9_molecules: int = 2_000
     m_qm9: int = 12
     n_qm9: int = 4
@@ -33,11 +34,16 @@ class Config(BaseConfig):
     qm9_batch: int = 32
     qm9_n_critic: int = 2
     qm9_eval: int = 1_000
+    qm9_generator_hidden: tuple[int, ...] = (128, 256)  # MolGAN generator MLP widths
+    qm9_critic_graph_units: tuple[int, ...] = (32, 16)  # relational GCN layers of the critic
+    qm9_critic_dense_units: tuple[int, ...] = (64,)  # critic MLP after the graph aggregation
+    fast_compile: bool = False  # XLA options that trade run speed for compile time (smoke: compile-bound)
 
 
 CONFIGS = {
     "smoke": Config(seeds=(0, 1), train_size=2_000, eval_size=300, steps=20, batch=32, qm9_molecules=200,
-                    qm9_steps=3, qm9_batch=8, qm9_n_critic=1, qm9_eval=50),
+                    qm9_steps=3, qm9_batch=8, qm9_n_critic=1, qm9_eval=50, hidden=(32,), qm9_generator_hidden=(64,),
+                    qm9_critic_graph_units=(16,), qm9_critic_dense_units=(), fast_compile=True),
     "quick": Config(seeds=(0, 1, 2)),
     "paper": Config(seeds=tuple(range(10)), m=12, n=6, train_size=200_000, eval_size=10_000, steps=20_000,
                     batch=512, qm9_molecules=130_000, m_qm9=16, n_qm9=5, qm9_steps=30_000, qm9_batch=32,
@@ -99,11 +105,9 @@ def _eval_latents(z: np.ndarray, logp: np.ndarray, gauss: bool, size: int, rng: 
 
 def measure_synthetic(config: Config) -> dict[str, list[float]]:
     """Train a generator per (seed, latent) on a boson-sampling target; test MMD^2 on fresh data."""
-    import jax
-
     from .baselines import distinguishable_probabilities
     from .data import boson_target
-    from .generator import generate, mmd2, train_generators
+    from .generator import evaluate_mmd, train_generators
     from .method import boson_probabilities
 
     s = np.array([1] * config.n + [0] * (config.m - config.n))
@@ -122,15 +126,16 @@ def measure_synthetic(config: Config) -> dict[str, list[float]]:
         tvd.append(0.5 * np.abs(boson_probabilities(U, s)[1] - distinguishable_probabilities(U, s)[1]).sum())
     params, _ = train_generators(
         np.stack(zs), np.stack(logps), np.array(flags), np.stack(data), np.array(seeds), config.steps,
-        config.batch, config.lr,
+        config.batch, config.lr, hidden=config.hidden, fast_compile=config.fast_compile,
     )  # fmt: skip
-    out: dict[str, list[float]] = {f"synthetic_mmd_{k}": [] for k in LATENT_KINDS}
+    z_eval = []
     for r in range(len(zs)):
         seed_index, kind = divmod(r, len(LATENT_KINDS))
         rng = np.random.default_rng(derive(config.seeds[seed_index], "eval", kind))
-        z = _eval_latents(zs[r], logps[r], flags[r], config.eval_size, rng)
-        x_fake = generate(jax.tree.map(lambda a, r=r: a[r], params), z, config.m)
-        out[f"synthetic_mmd_{LATENT_KINDS[kind]}"].append(float(mmd2(x_fake, tests[seed_index])))
+        z_eval.append(_eval_latents(zs[r], logps[r], flags[r], config.eval_size, rng))
+    x_test = np.stack([tests[r // len(LATENT_KINDS)] for r in range(len(zs))])
+    mmd = evaluate_mmd(params, np.stack(z_eval), x_test, config.m, config.hidden, config.fast_compile)
+    out = {f"synthetic_mmd_{k}": [float(v) for v in mmd[i :: len(LATENT_KINDS)]] for i, k in enumerate(LATENT_KINDS)}
     q, d, g = (np.array(out[f"synthetic_mmd_{k}"]) for k in LATENT_KINDS)
     out["synthetic_gap_classical_minus_quantum"] = list(np.minimum(d, g) - q)
     out["synthetic_gap_gaussian_minus_distinguishable"] = list(g - d)
@@ -155,10 +160,8 @@ def _qm9_graphs(config: Config) -> dict[str, np.ndarray]:
 
 def measure_qm9(config: Config) -> dict[str, list[float]]:
     """Train a MolGAN-style GAN per (seed, latent) on QM9; validity, uniqueness, novelty of fresh samples."""
-    import jax
-
     from .molecules import molecule_metrics
-    from .molgan import generate_graphs, train_molgans
+    from .molgan import generate_graph_batches, train_molgans
 
     graphs = _qm9_graphs(config)
     training = set(bytes(graphs["smiles"]).decode().split("\n"))
@@ -174,16 +177,22 @@ def measure_qm9(config: Config) -> dict[str, list[float]]:
     params, _ = train_molgans(
         np.stack(zs), np.stack(logps), np.array(flags), graphs["nodes"], graphs["edges"], np.array(seeds),
         config.qm9_steps, config.qm9_batch, n_critic=config.qm9_n_critic,
+        generator_hidden=config.qm9_generator_hidden, critic_graph_units=config.qm9_critic_graph_units,
+        critic_dense_units=config.qm9_critic_dense_units, fast_compile=config.fast_compile,
     )  # fmt: skip
     _, N, T = graphs["nodes"].shape
-    out: dict[str, list[float]] = {}
+    z_eval = []
     for r in range(len(zs)):
         seed_index, kind = divmod(r, len(LATENT_KINDS))
         rng = np.random.default_rng(derive(config.seeds[seed_index], "qm9-eval", kind))
-        z = _eval_latents(zs[r], logps[r], flags[r], config.qm9_eval, rng)
-        nodes, edges = generate_graphs(jax.tree.map(lambda a, r=r: a[r], params), z, N, T, graphs["edges"].shape[-1])
-        for name, value in molecule_metrics(nodes, edges, training).items():
-            out.setdefault(f"qm9_{name}_{LATENT_KINDS[kind]}", []).append(value)
+        z_eval.append(_eval_latents(zs[r], logps[r], flags[r], config.qm9_eval, rng))
+    nodes, edges = generate_graph_batches(
+        params, np.stack(z_eval), N, T, graphs["edges"].shape[-1], config.qm9_generator_hidden, config.fast_compile
+    )
+    out: dict[str, list[float]] = {}
+    for r in range(len(zs)):
+        for name, value in molecule_metrics(nodes[r], edges[r], training).items():
+            out.setdefault(f"qm9_{name}_{LATENT_KINDS[r % len(LATENT_KINDS)]}", []).append(value)
     q, d, g = (np.array(out[f"qm9_valid_unique_novel_{k}"]) for k in LATENT_KINDS)
     out["qm9_gap_quantum_minus_gaussian"] = list(q - g)
     out["qm9_gap_quantum_minus_distinguishable"] = list(q - d)

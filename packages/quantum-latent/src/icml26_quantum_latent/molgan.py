@@ -18,7 +18,7 @@ import numpy as np
 import optax
 from icml26_shared import check_array, check_int, check_positive
 
-from .generator import draw_latents
+from .generator import draw_latents, run_compiled
 
 GP_WEIGHT = 10.0  # lambda of the gradient penalty (WGAN-GP)
 
@@ -76,10 +76,16 @@ def train_molgans(
     batch: int = 32,
     lr: float = 1e-3,
     n_critic: int = 2,
+    generator_hidden: Sequence[int] = (128, 256),
+    critic_graph_units: Sequence[int] = (32, 16),
+    critic_dense_units: Sequence[int] = (64,),
+    fast_compile: bool = False,
 ):
     """Train R graph GANs at once (run r draws latents from table r); returns the stacked generator params.
 
     ``nodes`` (M, N, T) and ``edges`` (M, N, N, Y) are the one-hot training molecules shared by all runs.
+    The layer widths default to ``GraphGenerator`` and ``GraphCritic``'s; ``fast_compile`` compiles with XLA's
+    ``FAST_COMPILE_OPTIONS`` (see ``generator.run_compiled``).
     """
     z_tables = check_array("z_tables", z_tables, ndim=3)
     nodes = check_array("nodes", nodes, ndim=3)
@@ -89,8 +95,8 @@ def train_molgans(
     check_int("n_critic", n_critic, 1)
     check_positive("lr", lr)
     _, N, T = nodes.shape
-    generator = GraphGenerator(num_atoms=N, atom_types=T, bond_types=edges.shape[-1])
-    critic = GraphCritic()
+    generator = GraphGenerator(num_atoms=N, atom_types=T, bond_types=edges.shape[-1], hidden=tuple(generator_hidden))
+    critic = GraphCritic(graph_units=tuple(critic_graph_units), dense_units=tuple(critic_dense_units))
     g_opt, d_opt = optax.adam(lr, b1=0.5, b2=0.9), optax.adam(lr, b1=0.5, b2=0.9)
     real_nodes, real_edges = jnp.asarray(nodes, jnp.float32), jnp.asarray(edges, jnp.float32)
 
@@ -135,12 +141,13 @@ def train_molgans(
         (g_params, *_), losses = jax.lax.scan(step, state, jax.random.split(key, steps))
         return g_params, losses
 
-    train = jax.jit(jax.vmap(one_run))
-    return train(
+    return run_compiled(
+        jax.vmap(one_run),
         jnp.asarray(seeds, dtype=jnp.uint32),
         jnp.asarray(z_tables, dtype=jnp.float32),
         jnp.asarray(logps, dtype=jnp.float32),
         jnp.asarray(is_gauss, dtype=bool),
+        fast_compile=fast_compile,
     )
 
 
@@ -149,3 +156,27 @@ def generate_graphs(g_params, z: np.ndarray, num_atoms: int, atom_types: int, bo
     model = GraphGenerator(num_atoms=num_atoms, atom_types=atom_types, bond_types=bond_types)
     node_logits, edge_logits = model.apply(g_params, jnp.asarray(z, jnp.float32))
     return np.asarray(node_logits.argmax(-1)), np.asarray(edge_logits.argmax(-1))
+
+
+def generate_graph_batches(
+    g_params,
+    z: np.ndarray,
+    num_atoms: int,
+    atom_types: int,
+    bond_types: int,
+    hidden: Sequence[int] = (128, 256),
+    fast_compile: bool = False,
+):
+    """``generate_graphs`` for every trained run at once: stacked ``g_params`` (leading axis R), latents
+    ``z`` (R, n, d_z) -> node types (R, n, N) and bond types (R, n, N, N), from one compiled program."""
+    model = GraphGenerator(num_atoms=num_atoms, atom_types=atom_types, bond_types=bond_types, hidden=tuple(hidden))
+
+    def all_runs(p, z):
+        def one(args):
+            node_logits, edge_logits = model.apply(*args)
+            return node_logits.argmax(-1), edge_logits.argmax(-1)
+
+        return jax.lax.map(one, (p, z))
+
+    nodes, edges = run_compiled(all_runs, g_params, jnp.asarray(z, jnp.float32), fast_compile=fast_compile)
+    return np.asarray(nodes), np.asarray(edges)
