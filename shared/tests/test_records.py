@@ -141,3 +141,25 @@ def test_load_rejects_unknown_verdict(tmp_path):
     (tmp_path / "results.json").write_text(json.dumps(data))
     with pytest.raises(ValueError, match="verdict 'probably'"):
         Record.load(tmp_path / "results.json")
+
+
+def test_git_sha_ignores_rewritten_results_but_not_code(tmp_path):
+    import subprocess
+
+    from icml26_shared.records import git_sha
+
+    def git(*args):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    git("init", "-q")
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "r.json").write_text("1")
+    (tmp_path / "code.py").write_text("x = 1")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init")
+    assert git_sha(tmp_path) is not None and not git_sha(tmp_path).endswith("+dirty")
+    (tmp_path / "results" / "r.json").write_text("2")
+    assert not git_sha(tmp_path).endswith("+dirty")
+    (tmp_path / "code.py").write_text("x = 2")
+    assert git_sha(tmp_path).endswith("+dirty")
+    assert git_sha(tmp_path.parent / "no-such-dir") is None

@@ -177,21 +177,23 @@ class Record:
 
 
 def git_sha(cwd: str | os.PathLike | None = None) -> str | None:
-    """The checkout's HEAD sha (``+dirty`` when it has uncommitted changes), or None outside git."""
+    """The checkout's HEAD sha, ``+dirty`` when tracked code has uncommitted changes (changes under the
+    top-level ``results/`` folder, which runs themselves rewrite, do not count); None outside git."""
     try:
         sha = subprocess.run(
             ["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=10, check=True
         ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
+        changed = subprocess.run(
+            ["git", "-c", "core.quotepath=off", "status", "--porcelain", "--untracked-files=no"],
             cwd=cwd,
             capture_output=True,
             text=True,
             timeout=10,
             check=True,
-        ).stdout.strip()
+        ).stdout.splitlines()
     except (OSError, subprocess.SubprocessError):
         return None
+    dirty = [line for line in changed if not line[3:].startswith("results/")]
     return sha + ("+dirty" if dirty else "")
 
 
