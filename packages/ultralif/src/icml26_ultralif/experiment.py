@@ -96,11 +96,13 @@ CONFIGS = {
     ),
     # At T=1 (V starts at 0) UltraDPLIF's tau * V and PLIF's leak vanish: they equal UltraDLIF and LIF exactly
     # (tests), so quick trains them only in the paper config.
-    "quick": Config(
+    "quick": Config(  # epochs sized to ~80-90 s of the 120 s budget on an idle 2-core machine (paper: 100)
         seeds=(0, 1, 2),
         ultra=("UltraLIF", "UltraPLIF", "UltraDLIF"),
         baselines=("LIF", "DSpike", "SigmaLIF"),
-        digits_epochs=20,
+        digits_epochs=40,
+        fashion_epochs=10,
+        fsdd_epochs=40,
         workers=3,
     ),
     "paper": Config(
