@@ -24,14 +24,18 @@ SIGMOID_ALPHA = 4.0  # surrogate slope (spikingjelly's Sigmoid surrogate default
 DSPIKE_ALPHA = 3.0  # DSpike temperature b
 
 
-class SigmoidSurrogate(torch.autograd.Function):
-    """``H(u)`` forward; ``alpha * sigma(alpha u) (1 - sigma(alpha u))`` backward."""
+class HeavisideSurrogate(torch.autograd.Function):
+    """``H(u)`` forward (a binary spike); subclasses give the surrogate derivative used backward."""
 
     @staticmethod
     def forward(ctx, u, alpha):
         ctx.save_for_backward(u)
         ctx.alpha = alpha
         return (u >= 0).to(u.dtype)
+
+
+class SigmoidSurrogate(HeavisideSurrogate):
+    """``H(u)`` forward; ``alpha * sigma(alpha u) (1 - sigma(alpha u))`` backward."""
 
     @staticmethod
     def backward(ctx, grad):
@@ -40,14 +44,8 @@ class SigmoidSurrogate(torch.autograd.Function):
         return grad * ctx.alpha * sig * (1 - sig), None
 
 
-class DSpikeSurrogate(torch.autograd.Function):
+class DSpikeSurrogate(HeavisideSurrogate):
     """``H(u)`` forward; ``alpha / (2 tanh(alpha/2)) * sech^2(alpha u)`` on ``|u| <= 0.5`` backward (DSpike)."""
-
-    @staticmethod
-    def forward(ctx, u, alpha):
-        ctx.save_for_backward(u)
-        ctx.alpha = alpha
-        return (u >= 0).to(u.dtype)
 
     @staticmethod
     def backward(ctx, grad):
