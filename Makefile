@@ -30,7 +30,7 @@ setup: uv  ## the workspace environment .venv with every package (from uv.lock)
 	$(UV) sync --locked --all-packages
 
 test: uv  ## every member's tests, each in an environment synced from its own dependencies
-	python3 tools/ci.py
+	python3 tools/ci.py --jobs 2
 
 test-slow: setup  ## the slow tests (@pytest.mark.slow), not run in CI
 	.venv/bin/python -m pytest shared/tests tools/tests packages/*/tests -m slow -q

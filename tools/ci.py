@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """The per-package CI matrix: each member's tests in an environment synced from its own dependencies.
 
-Usage: python tools/ci.py [SLUG_OR_MEMBER ...] [--timeout 300]
+Usage: python tools/ci.py [SLUG_OR_MEMBER ...] [--timeout 300] [--jobs 2]
 
 For every workspace member with a tests/ folder (shared, tools, packages/*), in order:
   UV_PROJECT_ENVIRONMENT=.venvs/<name> uv sync --locked --package <distribution>
   .venvs/<name>/bin/python -m pytest <member>/tests  (junit XML read for the counts)
 so a dependency a package forgot to declare fails its tests. Prints one row per member and, as its
 last line, ``tests: N passed, M failed`` summed over all members. Exit 1 if anything failed.
+``--jobs`` runs that many members at once (rows still print in member order); their times then
+include the contention for the cores.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import sys
 import time
 import tomllib
 import xml.etree.ElementTree as ET
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -123,16 +126,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("members", nargs="*", help="member folder names (default: all)")
     parser.add_argument("--timeout", type=int, default=300, help="seconds per member's pytest")
     parser.add_argument("--list-json", action="store_true", help="print the member names as JSON (the CI matrix)")
+    parser.add_argument("--jobs", type=int, default=1, help="members tested at once")
     args = parser.parse_args(argv)
     if args.list_json:
         print(json.dumps([m.name for m in select(args.members)]))
         return 0
     results = []
-    for member in select(args.members):
-        r = run_member(member, args.timeout)
-        results.append(r)
-        counts = f"{r.passed:>4} passed {r.failed:>3} failed {r.skipped:>3} skipped"
-        print(f"{r.member:<22} {counts} {r.seconds:>6.1f} s  {r.note}", flush=True)
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for r in pool.map(lambda member: run_member(member, args.timeout), select(args.members)):
+            results.append(r)
+            counts = f"{r.passed:>4} passed {r.failed:>3} failed {r.skipped:>3} skipped"
+            print(f"{r.member:<22} {counts} {r.seconds:>6.1f} s  {r.note}", flush=True)
     passed, failed = sum(r.passed for r in results), sum(r.failed for r in results)
     print(f"tests: {passed} passed, {failed} failed")
     return 1 if failed else 0
