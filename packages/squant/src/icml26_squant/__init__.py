@@ -2,11 +2,37 @@
 
 from importlib.metadata import PackageNotFoundError, version
 
-from .method import method
+from .lfsr import PRIMITIVE_TAPS, period, state_cycle, stream, walk_period
+from .method import (
+    SeedCode,
+    SeedConfig,
+    basis_bank,
+    compress,
+    compress_fixed_seed,
+    generate_basis,
+    quantise_coefficients,
+    relative_error,
+    search_blocks,
+)
 
 try:
     __version__ = version("icml26-squant")
 except PackageNotFoundError:  # pragma: no cover
     __version__ = "0+unknown"
 
-__all__ = ["method"]
+__all__ = [
+    "PRIMITIVE_TAPS",
+    "SeedCode",
+    "SeedConfig",
+    "basis_bank",
+    "compress",
+    "compress_fixed_seed",
+    "generate_basis",
+    "period",
+    "quantise_coefficients",
+    "relative_error",
+    "search_blocks",
+    "state_cycle",
+    "stream",
+    "walk_period",
+]
