@@ -63,7 +63,7 @@ def bars(size: int, rng: np.random.Generator, n_bars: int = 24) -> np.ndarray:
     image = np.full((size, size), 0.5)
     for _ in range(n_bars):
         y, x = rng.integers(0, size, 2)
-        h, w = (rng.integers(2, size // 4, 2) if rng.random() < 0.5 else rng.integers(1, 4, 2) * [8, 1])
+        h, w = rng.integers(2, size // 4, 2) if rng.random() < 0.5 else rng.integers(1, 4, 2) * [8, 1]
         image[y : y + h, x : x + w] = rng.random()
     return image
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from icml26_shared import check_array, check_int, check_open_interval, fail
@@ -52,16 +53,35 @@ def radial_frequency(shape: tuple[int, int]) -> np.ndarray:
 
 
 def power_spectrum(blocks: np.ndarray, window: bool = True) -> np.ndarray:
-    """``|FFT2(w * (B - mean B))|^2`` over the last two axes (step 2).
+    """``|FFT2(w * (B - mean B))|^2`` over the last two axes (step 2), the full (..., H, W) grid.
 
     Removing the mean drops the DC term, which only measures brightness; the Hann window ``w`` [INF]
     keeps the image border (a discontinuity for the periodic DFT) from leaking energy to high frequencies.
     """
+    return np.abs(np.fft.fft2(_centred(blocks, window))) ** 2
+
+
+def _centred(blocks: np.ndarray, window: bool) -> np.ndarray:
     b = np.asarray(blocks, dtype=np.float64)
     b = b - b.mean(axis=(-2, -1), keepdims=True)
     if window:
         b = b * np.outer(np.hanning(b.shape[-2]), np.hanning(b.shape[-1]))
-    return np.abs(np.fft.fft2(b)) ** 2
+    return b
+
+
+@lru_cache(maxsize=32)
+def _band_weights(shape: tuple[int, int], bounds: tuple[float, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Band masks on the half (rfft2) grid, (H * (W//2+1), M), each bin counted as often as it appears in the
+    full spectrum (Hermitian symmetry: columns 1..ceil(W/2)-1 twice); and the same masks times ``rho``."""
+    h, w = shape
+    rho = np.sqrt(np.fft.fftfreq(h)[:, None] ** 2 + np.fft.rfftfreq(w)[None, :] ** 2)
+    multiplicity = np.full(rho.shape[1], 2.0)
+    multiplicity[0] = 1.0
+    if w % 2 == 0:
+        multiplicity[-1] = 1.0
+    rho, mult = rho.ravel(), np.broadcast_to(multiplicity, (h, rho.shape[1])).ravel()
+    band = ((rho > 0)[:, None] & (rho[:, None] <= np.array(bounds)[None, :])) * mult[:, None]
+    return band, band * rho[:, None]
 
 
 def _check_blocks(blocks: np.ndarray) -> np.ndarray:
@@ -93,11 +113,11 @@ def bounded_spectral_centroid(blocks: np.ndarray, bounds=BOUNDS, window: bool = 
     """
     blocks = _check_blocks(blocks)
     b = _check_bounds(bounds, blocks.shape[1:])
-    rho = radial_frequency(blocks.shape[1:])
-    power = power_spectrum(blocks, window).reshape(blocks.shape[0], -1)  # (K, H*W)
-    band = (rho.ravel()[None, :] > 0) & (rho.ravel()[None, :] <= b[:, None])  # (M, H*W)
-    energy = power @ band.T.astype(np.float64)  # (K, M)
-    moment = power @ (band * rho.ravel()[None, :]).T  # (K, M)
+    band, rho_band = _band_weights(blocks.shape[1:], tuple(float(x) for x in b))
+    power = np.abs(np.fft.rfft2(_centred(blocks, window))) ** 2  # half of the symmetric spectrum
+    power = power.reshape(blocks.shape[0], -1)  # (K, H * (W//2+1))
+    energy = power @ band  # (K, M): sum_{0<rho<=b} P
+    moment = power @ rho_band  # (K, M): sum_{0<rho<=b} rho P
     centroid = np.divide(moment, energy, out=np.zeros_like(moment), where=energy > 0)
     return centroid.T
 

@@ -184,9 +184,7 @@ def _photon_rate(intensity, photons: float, dark: float) -> np.ndarray:
     return photons * i.astype(np.float64) + dark
 
 
-def simulate_sweep(
-    scene, spec: SweepSpec, rng: np.random.Generator, second=None, stream: bool = False
-) -> np.ndarray:
+def simulate_sweep(scene, spec: SweepSpec, rng: np.random.Generator, second=None, stream: bool = False) -> np.ndarray:
     """Accumulated spike blocks of a whole focus sweep, (K, H, W) counts.
 
     ``stream=True`` simulates every binary frame and accumulates it (``integrate_and_fire``); the default uses
