@@ -1,6 +1,9 @@
+"""The smoke run end to end, the results.json schema, and the experiment's bad inputs."""
+
 import json
 
-from icml26_squant.experiment import EXPERIMENT
+import pytest
+from icml26_squant.experiment import CLAIMS, CONFIGS, EXPERIMENT, Config, method_config
 
 
 def test_smoke_run_writes_results(tmp_path):
@@ -10,3 +13,50 @@ def test_smoke_run_writes_results(tmp_path):
     assert {c["id"] for c in data["claims"]} == {c.id for c in EXPERIMENT.claims}
     assert all(c["verdict"] in {"holds", "fails", "inconclusive"} for c in data["claims"])
     assert record.claims == data["claims"]
+    assert data["figures"] == ["errors.png"]
+    for metric in ("float_acc", "squant4_err", "rtn3_bits", "search_over_fixed_error"):
+        assert len(data["metrics"][metric]["per_seed"]) == len(CONFIGS["smoke"].seeds)
+    assert data["metrics"]["squant4_bits"]["mean"] == pytest.approx(4.0, abs=0.01)
+
+
+def test_configs_and_claims():
+    assert set(CONFIGS) == {"smoke", "quick", "paper"}
+    assert len(CONFIGS["quick"].seeds) >= 3
+    assert CONFIGS["paper"].K == 16
+
+
+@pytest.mark.parametrize("K", [12, 16])
+@pytest.mark.parametrize("bits", [3, 4])
+@pytest.mark.parametrize("method", ["squant", "seedlm"])
+def test_method_configs_hit_the_bit_budget_exactly(method, bits, K):
+    assert method_config(method, bits, K, None).bits_per_weight == bits
+
+
+def test_claim_metrics_are_measured():
+    metrics = {c.metric for c in CLAIMS}
+    assert "search_over_fixed_error" in metrics and "squant4_acc_drop" in metrics
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        ({"K": 1}, "K"),
+        ({"k_sweep": (8, 40)}, "k_sweep"),
+        ({"k_sweep": (10, 8)}, "k_sweep"),
+        ({"shortlist": 0}, "shortlist"),
+        ({"crop": 30}, "crop"),
+        ({"hidden": 2}, "hidden"),
+        ({"epochs": 0}, "epochs"),
+        ({"n_test": 0}, "n_test"),
+        ({"minilm_rows": 0}, "minilm_rows"),
+        ({"workers": 0}, "workers"),
+    ],
+)
+def test_config_rejects_bad_values(kwargs, name):
+    with pytest.raises(ValueError, match=f"{name}"):
+        Config(**kwargs)
+
+
+def test_rejects_unknown_config():
+    with pytest.raises(ValueError, match="config="):
+        EXPERIMENT.run("huge")

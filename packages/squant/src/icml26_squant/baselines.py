@@ -66,4 +66,11 @@ def rtn_quantise(W: np.ndarray, bits: int = 4, group: int = 128) -> RTNCode:
     scale = np.where(scale > 0, scale, np.float64(np.finfo(np.float16).tiny))
     zero = np.clip(np.rint(-low / scale), 0, levels)
     q = np.clip(np.rint(g / scale[..., None]) + zero[..., None], 0, levels)
-    return RTNCode(bits, group, (rows, cols), q.reshape(rows, cols).astype(np.int64), scale.astype(np.float16), zero.astype(np.int64))
+    return RTNCode(
+        bits,
+        group,
+        (rows, cols),
+        q.reshape(rows, cols).astype(np.int64),
+        scale.astype(np.float16),
+        zero.astype(np.int64),
+    )

@@ -56,7 +56,11 @@ PRIMITIVE_TAPS: dict[int, tuple[int, ...]] = {
 def check_width(K: int) -> int:
     """A register width with a known primitive polynomial, else ValueError naming ``K``."""
     if isinstance(K, bool) or not isinstance(K, int | np.integer) or int(K) not in PRIMITIVE_TAPS:
-        raise fail("K", K, f"a register width with a known primitive polynomial, one of {min(PRIMITIVE_TAPS)}..{max(PRIMITIVE_TAPS)}")
+        raise fail(
+            "K",
+            K,
+            f"a register width with a known primitive polynomial, one of {min(PRIMITIVE_TAPS)}..{max(PRIMITIVE_TAPS)}",
+        )
     return int(K)
 
 
@@ -174,7 +178,7 @@ def stream(seed: int | np.ndarray, K: int, length: int) -> np.ndarray:
     if not np.issubdtype(seeds.dtype, np.integer) or seeds.size == 0 or seeds.min() < 1 or seeds.max() >= 1 << K:
         raise fail("seed", seed, f"integers in [1, {(1 << K) - 1}] (non-zero {K}-bit states)")
     state = seeds.astype(np.int64)
-    out = np.empty(seeds.shape + (length,), dtype=np.int64)
+    out = np.empty((*seeds.shape, length), dtype=np.int64)
     for i in range(length):
         out[..., i] = state
         state = step(state, K)

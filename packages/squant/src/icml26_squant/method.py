@@ -263,11 +263,29 @@ class SeedCode:
     def bits_per_weight(self) -> float:
         return self.bits / (self.shape[0] * self.shape[1])
 
-    def reconstruct(self) -> np.ndarray:
-        """W_hat: regenerate every block's bases from its seed and combine them (float32)."""
-        U = generate_basis(self.seeds, self.config)  # (B, C, P)
+    def reconstruct(self, decoder: str = "lfsr") -> np.ndarray:
+        """W_hat (float32): every block's bases combined with its coefficients.
+
+        ``decoder="lfsr"`` regenerates the bases by running one register per block (the hardware's way);
+        ``"table"`` reads them from the cached window bank (a software shortcut; same values).
+        """
+        check_choice("decoder", decoder, ("lfsr", "table"))
+        if decoder == "lfsr":
+            U = generate_basis(self.seeds, self.config)  # (B, C, P)
+        else:
+            cfg = self.config
+            U = basis_bank(cfg.K, cfg.C, cfg.P, cfg.fill).U[cycle_position(cfg.K)[self.seeds]]
         t = self.q * np.exp2(self.e)[:, None]
         return from_blocks(np.einsum("bcp,bp->bc", U, t), self.shape, self.config.tile).astype(np.float32)
+
+
+@functools.lru_cache(maxsize=8)
+def cycle_position(K: int) -> np.ndarray:
+    """state -> its index on the register's cycle (index 0 unused: the zero state is never a seed)."""
+    cycle = state_cycle(K)
+    position = np.zeros(1 << K, dtype=np.int64)
+    position[cycle] = np.arange(len(cycle))
+    return position
 
 
 def check_weight(W) -> np.ndarray:
