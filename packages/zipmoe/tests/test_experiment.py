@@ -1,12 +1,59 @@
+"""The smoke run end to end, the results.json schema, and the experiment's bad inputs."""
+
 import json
 
-from icml26_zipmoe.experiment import EXPERIMENT
+import pytest
+from icml26_zipmoe.experiment import CLAIMS, CODEC_NAMES, CONFIGS, EXPERIMENT, Config
 
 
-def test_smoke_run_writes_results(tmp_path):
+def test_smoke_run_writes_results(tmp_path, monkeypatch):
+    monkeypatch.setenv("ICML26_CACHE", str(tmp_path / "cache"))
     record = EXPERIMENT.run("smoke", tmp_path)
     data = json.loads((tmp_path / "results.json").read_text())
     assert data["paper"] == "zipmoe" and data["config_name"] == "smoke"
     assert {c["id"] for c in data["claims"]} == {c.id for c in EXPERIMENT.claims}
     assert all(c["verdict"] in {"holds", "fails", "inconclusive"} for c in data["claims"])
-    assert record.claims == data["claims"]
+    assert [(c["id"], c["verdict"]) for c in record.claims] == [(c["id"], c["verdict"]) for c in data["claims"]]
+    assert data["figures"] == ["load_latency.png"]
+    metrics = data["metrics"]
+    assert metrics["bit_exact"]["per_seed"] == [1.0, 1.0]  # lossless reload, whatever the timings
+    assert all(0 < r < 1 for r in metrics["size_ratio"]["per_seed"])
+    assert all(0 <= v <= 1 for v in metrics["cps_tv_distance"]["per_seed"])
+    verdicts = {c["id"]: c["verdict"] for c in data["claims"]}
+    assert verdicts["bit_exact_reload"] == "holds" and verdicts["real_weights"] == "inconclusive"  # smoke skips it
+
+
+def test_configs_and_claims():
+    from icml26_zipmoe.codec import CODECS
+
+    assert CODEC_NAMES == CODECS
+    assert set(CONFIGS) == {"smoke", "quick", "paper"} and len(CONFIGS["quick"].seeds) >= 3
+    assert (
+        CONFIGS["quick"].codec == "zstd" and CONFIGS["quick"].num_chunks == 5
+    )  # official options (K = 5 is the default)
+    assert len({c.id for c in CLAIMS}) == len(CLAIMS)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        ({"codec": "gzip"}, "codec"),
+        ({"num_chunks": 0}, "num_chunks"),
+        ({"k": 17}, "k"),
+        ({"k": 0}, "k"),
+        ({"serve_steps": 65}, "serve_steps"),
+        ({"budget_fraction": 1.0}, "budget_fraction"),
+        ({"bandwidth": 0.0}, "bandwidth"),
+        ({"workers": 0}, "workers"),
+        ({"sim_budgets": (0.0,)}, "sim_budgets"),
+        ({"n_chars": 10}, "n_chars"),
+    ],
+)
+def test_config_rejects_bad_values(kwargs, name):
+    with pytest.raises(ValueError, match=f"{name}="):
+        Config(**kwargs)
+
+
+def test_rejects_unknown_config():
+    with pytest.raises(ValueError, match="config="):
+        EXPERIMENT.run("huge")
