@@ -1,6 +1,7 @@
 import json
 
-from icml26_fremia.experiment import EXPERIMENT
+import pytest
+from icml26_fremia.experiment import CONFIGS, EXPERIMENT, Config
 
 
 def test_smoke_run_writes_results(tmp_path):
@@ -10,3 +11,32 @@ def test_smoke_run_writes_results(tmp_path):
     assert {c["id"] for c in data["claims"]} == {c.id for c in EXPERIMENT.claims}
     assert all(c["verdict"] in {"holds", "fails", "inconclusive"} for c in data["claims"])
     assert record.claims == data["claims"]
+    for attack in ("naive", "secmi", "pia"):
+        for metric in ("auc", "tpr_at_1fpr", "asr", "advantage"):
+            plain, filtered, gain = (data["metrics"][f"{attack}_{metric}_{tag}"] for tag in ("plain", "filter", "gain"))
+            assert len(gain["per_seed"]) == len(CONFIGS["smoke"].seeds)
+            assert gain["mean"] == pytest.approx(filtered["mean"] - plain["mean"])
+            assert 0 <= plain["mean"] <= 1
+    assert data["figures"] == ["filter_gain.png"]
+
+
+def test_quick_config_is_within_the_rules():
+    quick = CONFIGS["quick"]
+    assert len(quick.seeds) >= 3 and quick.tau <= (quick.image_size - 1) // 2
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        ({"denoiser": "transformer"}, "denoiser="),
+        ({"tau": 8}, "tau=8"),
+        ({"tau_sweep": (1, 9)}, "tau_sweep=9"),
+        ({"s": 1.2}, "s=1.2"),
+        ({"n_pool": 100, "n_members": 60, "n_holdout": 60}, "n_pool=100"),
+        ({"t": 1000}, "t=1000"),
+        ({"n_members": 1}, "n_members"),
+    ],
+)
+def test_bad_configs_name_the_argument(kwargs, name):
+    with pytest.raises(ValueError, match=name.replace(".", r"\.")):
+        Config(**kwargs)
