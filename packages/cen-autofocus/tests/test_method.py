@@ -12,6 +12,7 @@ from icml26_cen_autofocus import (
     accumulate_spikes,
     bounded_spectral_centroid,
     cen_autofocus,
+    consistent_response,
     near_max_centroid,
     power_spectrum,
     radial_frequency,
@@ -129,6 +130,24 @@ def test_select_response_prefers_the_clear_interior_peak():
     assert select_response(np.stack([noisy_spike, clear, k])) == 1
 
 
+def test_consistent_response_drops_single_position_outliers_and_keeps_peaks():
+    k = np.arange(21.0)
+    wide = np.exp(-((k - 12) ** 2) / 8)
+    spiked = wide.copy()
+    spiked[3] = 5.0  # one noisy block
+    out = consistent_response(np.stack([wide, spiked]))
+    # the median flattens the top into a symmetric plateau; the near-max centroid recovers its centre
+    assert near_max_centroid(out[0]) == pytest.approx(12.0) and near_max_centroid(out[1]) == pytest.approx(12.0)
+    np.testing.assert_array_equal(consistent_response(np.stack([spiked]), smooth=1)[0], spiked)
+
+
+@given(st.lists(st.floats(-10, 10), min_size=3, max_size=15))
+def test_consistent_response_stays_within_the_curve_range(values):
+    c = np.array([values])
+    out = consistent_response(c)
+    assert out.shape == c.shape and out.min() >= c.min() and out.max() <= c.max()
+
+
 def test_near_max_centroid_is_exact_on_symmetric_peaks():
     c = 1 - np.abs(np.arange(15) - 6.0) / 14
     assert near_max_centroid(c, 0.5) == pytest.approx(6.0)
@@ -148,7 +167,8 @@ def test_cen_finds_focus_on_a_simulated_sweep():
     spec = SweepSpec(n_positions=25, k_focus=11.3, drift="linear", drift_strength=0.5)
     result = cen_autofocus(simulate_sweep(scene("astronaut", 64, rng), spec, rng))
     assert abs(result.k_star - 11.3) <= 1.0 and result.bound in BOUNDS
-    assert result.curves.shape == (len(BOUNDS), 25) and result.scores.shape == (len(BOUNDS),)
+    assert result.curves.shape == result.responses.shape == (len(BOUNDS), 25)
+    assert result.scores.shape == (len(BOUNDS),)
 
 
 def test_cen_maps_to_lens_positions():
@@ -178,6 +198,8 @@ def test_cen_maps_to_lens_positions():
         (lambda: cen_autofocus(RNG.random((3, 32, 32)), positions=[0, 2, 1]), "positions"),
         (lambda: cen_autofocus(RNG.random((3, 32, 32)), positions=[0, 1]), "positions"),
         (lambda: near_max_centroid(np.arange(5.0), delta=0.0), "delta"),
+        (lambda: consistent_response(np.ones((2, 5)), smooth=2), "smooth"),
+        (lambda: consistent_response(np.ones((2, 5)), smooth=7), "smooth"),
         (lambda: response_structure(np.arange(2.0)), "curve"),
     ],
 )

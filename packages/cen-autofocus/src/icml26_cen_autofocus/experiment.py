@@ -172,8 +172,8 @@ def measure_seed(config: Config, seed: int) -> dict[str, float]:
                 blocks = simulate_sweep(scene(name, config.size, rng), spec, rng, second, stream=config.stream)
                 result = cen_autofocus(blocks)
                 row = {"condition": condition, "cen": result.k_star}
-                row["disc_cen"] = discriminability(result.curves[int(np.argmax(result.scores))], spec.k_focus)
-                for b, curve in zip(BOUNDS, result.curves, strict=True):
+                row["disc_cen"] = discriminability(result.responses[BOUNDS.index(result.bound)], spec.k_focus)
+                for b, curve in zip(BOUNDS, result.responses, strict=True):
                     row[f"bound_{b:g}"] = near_max_centroid(curve, DELTA)
                 for measure in BASELINES:
                     curve = focus_curve(blocks, measure, n_frames)
@@ -264,7 +264,7 @@ def _example_sweep(ax, config: Config) -> None:
     def norm(c: np.ndarray) -> np.ndarray:
         return (c - c.min()) / max(c.max() - c.min(), 1e-300)
 
-    for b, curve in zip(BOUNDS, result.curves, strict=True):
+    for b, curve in zip(BOUNDS, result.responses, strict=True):
         selected = b == result.bound
         ax.plot(norm(curve), color="tab:red", alpha=1.0 if selected else 0.2, lw=2 if selected else 1)
     for m, color in (("tenengrad", "tab:blue"), ("laplacian_variance", "tab:green")):

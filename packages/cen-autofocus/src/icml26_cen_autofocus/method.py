@@ -8,7 +8,9 @@ from the paper's description, see the README):
 3. bounded spectral centroid ``C_k(b) = sum_{0<rho<=b} rho P_k / sum_{0<rho<=b} P_k`` [INF formula]:
    spectral energy migrates outward (C rises) approaching focus and recedes under renewed defocus;
 4. structure-consistent response identification: among the bounds ``b_1..b_M`` select the one whose
-   curve ``k -> C_k(b)`` has the clearest localized interior extremum [INF score];
+   curve ``k -> C_k(b)`` has the clearest localized interior extremum [INF score], after a 3-position
+   running median that removes single-position outliers (an extremum must be consistent over neighbouring
+   positions) [INF];
 5. robust peak localisation by the weighted near-maximum centroid of the selected curve [INF details].
 
 Arrays: ``spikes`` (T, H, W) binary; ``blocks`` (K, H, W) spike counts, one per focus position k.
@@ -22,10 +24,12 @@ from functools import lru_cache
 
 import numpy as np
 from icml26_shared import check_array, check_int, check_open_interval, fail
+from scipy import ndimage
 
 RHO_MAX = 0.5 * math.sqrt(2.0)  # largest radial frequency of a 2-D DFT, cycles/pixel
 BOUNDS = (0.06, 0.09, 0.125, 0.18, 0.25, 0.35, 0.5)  # [INF] frequency bounds b_m, cycles/pixel
 DELTA = 0.1  # [INF] near-maximum band, a fraction of the curve's range
+SMOOTH = 3  # [INF] running-median window over focus positions before steps 4-5 (1: none)
 MIN_POSITIONS = 3  # an interior extremum needs at least one position between two ends
 
 
@@ -208,6 +212,19 @@ def to_lens_position(k_star: float, positions) -> float:
     return float(np.interp(k_star, np.arange(p.size), p))
 
 
+def consistent_response(curves: np.ndarray, smooth: int = SMOOTH) -> np.ndarray:
+    """Running median of width ``smooth`` along the focus positions of each curve, (M, K) -> (M, K) [INF].
+
+    A single-position outlier (a noisy block far from focus) cannot form a peak of its own; a real focus
+    response, several positions wide, keeps its place and shape. ``smooth=1`` returns the curves unchanged.
+    """
+    curves = check_array("curves", curves, ndim=2)
+    smooth = check_int("smooth", smooth, 1, curves.shape[1])
+    if smooth % 2 == 0:
+        raise fail("smooth", smooth, "an odd window (centred on each position)")
+    return ndimage.median_filter(curves, size=(1, smooth), mode="nearest")
+
+
 @dataclass(frozen=True)
 class CENResult:
     """What CEN decided for one sweep: the focus estimate and everything behind it."""
@@ -216,17 +233,21 @@ class CENResult:
     position: float  # k_star mapped to the lens positions (equals k_star without positions)
     bound: float  # the selected frequency bound b, cycles/pixel
     curves: np.ndarray  # (M, K) centroid curves, one per bound
+    responses: np.ndarray  # (M, K) the curves after the running median (what steps 4-5 read)
     scores: np.ndarray  # (M,) structure scores
 
 
-def cen_autofocus(blocks: np.ndarray, bounds=BOUNDS, delta: float = DELTA, positions=None) -> CENResult:
+def cen_autofocus(
+    blocks: np.ndarray, bounds=BOUNDS, delta: float = DELTA, positions=None, smooth: int = SMOOTH
+) -> CENResult:
     """CEN on accumulated spike blocks (K, H, W) of a focus sweep: steps 2-5."""
     delta = check_open_interval("delta", delta, 0.0, 1.0)
     curves = bounded_spectral_centroid(blocks, bounds)
     if positions is not None and len(np.atleast_1d(positions)) != curves.shape[1]:
         raise fail("positions", positions, f"{curves.shape[1]} lens positions, one per block")
-    m = select_response(curves)
-    k_star = near_max_centroid(curves[m], delta)
+    responses = consistent_response(curves, smooth)
+    m = select_response(responses)
+    k_star = near_max_centroid(responses[m], delta)
     position = k_star if positions is None else to_lens_position(k_star, positions)
-    scores = np.array([response_structure(c).score for c in curves])
-    return CENResult(k_star, position, float(np.asarray(bounds)[m]), curves, scores)
+    scores = np.array([response_structure(c).score for c in responses])
+    return CENResult(k_star, position, float(np.asarray(bounds)[m]), curves, responses, scores)
