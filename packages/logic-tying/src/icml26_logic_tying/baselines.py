@@ -16,8 +16,8 @@ import numpy as np
 import torch
 from icml26_shared import check_array, check_int, fail
 
-from .netlist import Netlist, majority_values
 from .method import multilinear_outputs
+from .netlist import Netlist, majority_values
 from .network import LogicNetwork, check_binary
 
 

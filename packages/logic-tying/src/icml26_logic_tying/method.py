@@ -32,10 +32,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import torch
-from icml26_shared import check_array, check_closed_interval, check_int, check_number, check_positive, fail
+from icml26_shared import (
+    check_array,
+    check_choice,
+    check_closed_interval,
+    check_int,
+    check_number,
+    check_positive,
+    fail,
+)
 
 from .gates import COEFFICIENTS
-from .netlist import Netlist, check_ties, evaluate, group_counts, layer_states, no_ties, pack, simplify
+from .netlist import Netlist, check_ties, evaluate, group_counts, layer_states, lut_count, no_ties, pack, simplify
 from .network import check_binary
 
 
@@ -110,6 +118,16 @@ class Calibration:
         return self.distortion_of_states(new), new
 
 
+AREA_MEASURES = ("gates", "luts")
+
+
+def area_of(netlist: Netlist, ties=None, measure: str = "gates", k: int = 6) -> int:
+    """Area after simplification: live 2-input gates (``"gates"``) or the k-LUT estimate (``"luts"``)."""
+    check_choice("measure", measure, AREA_MEASURES)
+    simple = simplify(netlist, ties)
+    return simple.area if measure == "gates" else lut_count(simple, k)
+
+
 def _prefix_ties(n_gates: int, order: np.ndarray, constants: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     mask, value = np.zeros(n_gates, dtype=bool), np.zeros(n_gates, dtype=bool)
     mask[order[:k]] = True
@@ -117,14 +135,18 @@ def _prefix_ties(n_gates: int, order: np.ndarray, constants: np.ndarray, k: int)
     return mask, value
 
 
-def ties_for_area(netlist: Netlist, order: np.ndarray, constants: np.ndarray, target_area: int):
-    """The shortest prefix of ``order`` whose ties bring the simplified area to ``<= target_area`` (bisection;
-    area never grows when a tie is added). ``(ties, k)``; all of ``order`` if the target is not reachable."""
+def ties_for_area(
+    netlist: Netlist, order: np.ndarray, constants: np.ndarray, target_area: int, measure: str = "gates", k: int = 6
+):
+    """A prefix of ``order`` whose ties bring the simplified area to ``<= target_area``, found by bisection:
+    the shortest one where the area is non-increasing in the prefix length, which holds except for rare
+    reconvergent cases (a tie can turn ``XOR(x, NOT x) = 1`` into ``NOT x`` and revive x's cone).
+    ``(ties, k)``; all of ``order`` if even that misses the target."""
     check_int("target_area", target_area, 0)
     lo, hi = 0, len(order)
     while lo < hi:
         mid = (lo + hi) // 2
-        if simplify(netlist, _prefix_ties(netlist.n_gates, order, constants, mid)).area <= target_area:
+        if area_of(netlist, _prefix_ties(netlist.n_gates, order, constants, mid), measure, k) <= target_area:
             hi = mid
         else:
             lo = mid + 1
@@ -158,6 +180,8 @@ def unit_tying(
     candidates: np.ndarray | None = None,
     singles: dict[int, float] | None = None,
     screening: tuple[np.ndarray, np.ndarray] | None = None,
+    measure: str = "gates",
+    k: int = 6,
 ) -> TyingResult:
     """Two-stage unit tying to an area budget: GN screening (2) -> overshoot set -> FD refinement on (1).
 
@@ -165,7 +189,7 @@ def unit_tying(
     ``fd_budget * |overshoot|``; ``refine=False`` is the GN-only ablation. ``candidates`` (default
     :func:`candidate_gates`) are the gates that may be tied; ``screening`` = ``gauss_newton_order(...)`` reuses a
     screen across targets, and ``singles`` caches ``D({g})`` across calls on the same calibration set (neither
-    depends on the target).
+    depends on the target). ``measure``/``k``: the area the target counts (:func:`area_of`).
     """
     X_calibration = check_binary("X_calibration", X_calibration)
     check_int("target_area", target_area, 0)
@@ -176,16 +200,16 @@ def unit_tying(
         candidates = candidate_gates(netlist) if candidates is None else np.asarray(candidates)
         screening = gauss_newton_order(netlist, X_calibration, candidates)
     order, constants = screening
-    ties, k_gn = ties_for_area(netlist, order, constants, target_area)
+    ties, k_gn = ties_for_area(netlist, order, constants, target_area, measure, k)
     if not refine:
         return TyingResult(ties, k_gn, order=order[:k_gn])
     overshoot = order[: min(len(order), math.ceil((1 + rho) * k_gn))]
     calibration = Calibration(netlist, X_calibration)
-    accepted = refine_overshoot(calibration, overshoot, constants, target_area, fd_budget, singles)
+    accepted = refine_overshoot(calibration, overshoot, constants, target_area, fd_budget, singles, measure, k)
     rest = order[~np.isin(order, accepted)]  # if the overshoot set cannot reach the target: GN order after it
     full = np.concatenate([accepted, rest])
-    ties, k = ties_for_area(netlist, full, constants, target_area)
-    return TyingResult(ties, k, len(overshoot), calibration.evaluations, full[:k])
+    ties, n_ties = ties_for_area(netlist, full, constants, target_area, measure, k)
+    return TyingResult(ties, n_ties, len(overshoot), calibration.evaluations, full[:n_ties])
 
 
 def refine_overshoot(
@@ -195,6 +219,8 @@ def refine_overshoot(
     target_area: int,
     fd_budget: float = 2.0,
     singles: dict[int, float] | None = None,
+    measure: str = "gates",
+    k: int = 6,
     check_every: int = 8,
 ) -> np.ndarray:
     """Stage (ii): the overshoot candidates in the order a lazy greedy on the exact distortion (1) accepts them.
@@ -221,7 +247,7 @@ def refine_overshoot(
     mask, value = no_ties(netlist)
     states, d_current, accepted = teacher, 0.0, []
     while heap:
-        estimate, gate, layer, stamp = heapq.heappop(heap)
+        _estimate, gate, layer, stamp = heapq.heappop(heap)
         within_budget = calibration.evaluations - start_evals < budget
         if stamp != len(accepted) and within_budget:  # stale: re-evaluate the marginal against the current set
             mask[gate], value[gate] = True, constants[gate]
@@ -233,7 +259,7 @@ def refine_overshoot(
         accepted.append(gate)
         d_current, states = calibration.distortion((mask, value), layer, states)
         calibration.evaluations -= 1  # the accepted set's own state update is bookkeeping, not a probe
-        if len(accepted) % check_every == 0 and simplify(netlist, (mask, value)).area <= target_area:
+        if len(accepted) % check_every == 0 and area_of(netlist, (mask, value), measure, k) <= target_area:
             break
     return np.asarray(accepted, dtype=np.int64)
 
@@ -244,15 +270,16 @@ def tie_accuracy(netlist: Netlist, X: np.ndarray, y: np.ndarray, ties=None) -> f
     return float((evaluate(netlist, X, check_ties(netlist, ties)).argmax(1) == y).mean())
 
 
-def area_target(netlist: Netlist, reduction: float) -> int:
-    """The area (live 2-input gates) left after cutting the untied netlist's area by ``reduction`` in [0, 1)."""
+def area_target(netlist: Netlist, reduction: float, measure: str = "gates", k: int = 6) -> int:
+    """The area (:func:`area_of`) left after cutting the untied netlist's area by ``reduction`` in [0, 1]."""
     check_closed_interval("reduction", reduction, 0.0, 1.0)
-    return math.floor((1 - reduction) * simplify(netlist).area)
+    return math.floor((1 - reduction) * area_of(netlist, None, measure, k))
 
 
 __all__ = [
     "Calibration",
     "TyingResult",
+    "area_of",
     "area_target",
     "candidate_gates",
     "gauss_newton_order",

@@ -117,14 +117,16 @@ def pack(X: np.ndarray) -> np.ndarray:
     words = -(-len(bits) // 64)
     padded = np.zeros((words * 64, bits.shape[1]), dtype=bool)
     padded[: len(bits)] = bits
-    return np.ascontiguousarray(np.packbits(padded.T, axis=1, bitorder="little")).view(np.uint64).reshape(bits.shape[1], words)
+    return (
+        np.ascontiguousarray(np.packbits(padded.T, axis=1, bitorder="little"))
+        .view(np.uint64)
+        .reshape(bits.shape[1], words)
+    )
 
 
 def unpack(words: np.ndarray, n: int) -> np.ndarray:
     """(D, W) uint64 -> (D, n) bool (inverse of :func:`pack`, transposed)."""
     return np.unpackbits(words.view(np.uint8), axis=1, bitorder="little")[:, :n].astype(bool)
-
-
 
 
 def layer_states(
@@ -248,7 +250,9 @@ def simplify(netlist: Netlist, ties=None) -> Simplified:
         # the truth table over the resolved roots: t'[u, v] = t[u ^ na, v ^ nb]
         u = np.arange(2)
         t = TRUTH_TABLES[op][
-            np.arange(op.size)[:, None, None], u[None, :, None] ^ na[:, None, None], u[None, None, :] ^ nb[:, None, None]
+            np.arange(op.size)[:, None, None],
+            u[None, :, None] ^ na[:, None, None],
+            u[None, None, :] ^ nb[:, None, None],
         ]
         ca, cb = constant[ia], constant[ib]  # constants carry no negation (negate is False for them)
         same = ~const_a & ~const_b & (ra == rb)
@@ -322,7 +326,7 @@ def lut_count(simple: Simplified, k: int = 6) -> int:
             parts.append((fanin, cuts[fanin] if absorbable else frozenset([fanin]), absorbable))
         cut = parts[0][1] | parts[1][1]
         if len(cut) > k:
-            (fa, ca, absorb_a), (fb, cb, absorb_b) = parts
+            (fa, ca, _absorb_a), (fb, cb, _absorb_b) = parts
             big_a = len(ca) >= len(cb)
             cut = (frozenset([fa]) | cb) if big_a else (ca | frozenset([fb]))
             if len(cut) > k:
