@@ -1,6 +1,7 @@
 import json
 
-from icml26_sateen.experiment import EXPERIMENT
+import pytest
+from icml26_sateen.experiment import EXPERIMENT, Config
 
 
 def test_smoke_run_writes_results(tmp_path):
@@ -10,3 +11,19 @@ def test_smoke_run_writes_results(tmp_path):
     assert {c["id"] for c in data["claims"]} == {c.id for c in EXPERIMENT.claims}
     assert all(c["verdict"] in {"holds", "fails", "inconclusive"} for c in data["claims"])
     assert record.claims == data["claims"]
+    assert (tmp_path / "sateen_tta.png").is_file()
+    m = data["metrics"]
+    for method in ("no_adapt", "tent", "eata", "sar", "deyo", "sateen"):
+        assert all(0.0 <= v <= 1.0 for v in m[f"{method}_suite"]["per_seed"])
+    diff = [a - b for a, b in zip(m["sateen_suite"]["per_seed"], m["no_adapt_suite"]["per_seed"], strict=True)]
+    assert diff == pytest.approx(m["sateen_minus_no_adapt_suite"]["per_seed"])
+
+
+def test_rejects_unknown_corruption_in_config():
+    with pytest.raises(ValueError, match="corruptions="):
+        Config(corruptions=("fog",))
+
+
+def test_rejects_zero_rounds_in_config():
+    with pytest.raises(ValueError, match="rounds="):
+        Config(rounds=0)
