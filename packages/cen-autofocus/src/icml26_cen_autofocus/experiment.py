@@ -36,6 +36,7 @@ from .simulator import SweepSpec, simulate_sweep
 CONDITIONS = ("clean", "drift", "motion", "two_peak")
 BASELINES = tuple(FOCUS_MEASURES)
 SUCCESS_STEPS = 1.0  # "within about one step of the true focus"
+COLORS = dict(zip(("cen", *BASELINES), ("tab:red", "tab:blue", "tab:green", "tab:orange", "tab:purple", "tab:brown")))
 
 
 @dataclass(frozen=True)
@@ -239,7 +240,7 @@ def _figures(out: dict[str, list[float]], config: Config, out_dir: Path) -> None
     for i, m in enumerate(methods):
         values = np.array([out[f"{m}_{c}_success"] for c in config.conditions])
         x = np.arange(len(config.conditions)) + (i - len(methods) / 2 + 0.5) * width
-        ax.bar(x, values.mean(1), width, yerr=values.std(1), label=m, color="tab:red" if m == "cen" else None)
+        ax.bar(x, values.mean(1), width, yerr=values.std(1), label=m, color=COLORS[m])
     ax.set_xticks(range(len(config.conditions)), config.conditions)
     ax.set_ylabel(f"success (|k* - k_gt| <= {SUCCESS_STEPS:g})")
     ax.set_ylim(0, 1.05)
@@ -267,8 +268,8 @@ def _example_sweep(ax, config: Config) -> None:
     for b, curve in zip(BOUNDS, result.responses, strict=True):
         selected = b == result.bound
         ax.plot(norm(curve), color="tab:red", alpha=1.0 if selected else 0.2, lw=2 if selected else 1)
-    for m, color in (("tenengrad", "tab:blue"), ("laplacian_variance", "tab:green")):
-        ax.plot(norm(focus_curve(blocks, m, spec.n_frames)), color=color, label=m)
+    for m in ("tenengrad", "laplacian_variance"):
+        ax.plot(norm(focus_curve(blocks, m, spec.n_frames)), color=COLORS[m], label=m)
     ax.axvline(spec.k_focus, color="k", ls="--", label="true focus")
     ax.axvline(result.k_star, color="tab:red", ls=":", label=f"CEN k* (b={result.bound:g})")
     ax.set_xlabel("focus position k")
