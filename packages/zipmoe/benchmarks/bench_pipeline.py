@@ -24,7 +24,8 @@ def main() -> None:
     print(f"{args.config} config, seed {args.seed}, budget {config.budget_fraction:g} of a layer's bf16 experts,")
     print(f"storage {config.bandwidth / 1e9:g} GB/s + {config.latency * 1e6:g} us/read, {config.workers} workers")
     print(
-        f"{'engine':10s} {'load ms/layer':>14s} {'tokens/s':>10s} {'ZipMoE latency ratio':>21s} {'ZipMoE speed-up':>16s}"
+        f"{'engine':10s} {'load ms/layer':>14s} {'tokens/s':>10s} "
+        f"{'ZipMoE latency ratio':>21s} {'ZipMoE speed-up':>16s}"
     )
     print(f"{'zipmoe':10s} {zip_latency:14.3f} {zip_tps:10.1f} {'1.00':>21s} {'1.00':>16s}")
     for name in BASELINES:

@@ -1,5 +1,6 @@
-"""The real load pipeline: experts offloaded to a file, read by an I/O thread and decompressed by a thread
-pool while the model computes the experts that are already there.
+"""The real load pipeline: experts offloaded to a file; exponent chunks read and decompressed by a worker
+pool, sign-mantissa planes (and the baselines' raw bytes) read by I/O threads, while the model computes
+the experts that are already there.
 
 ``OffloadStore`` writes every expert tensor twice into one file, page-aligned (4096 bytes): in ZipMoE's
 format (K compressed E-chunks + the raw SM plane) and as raw bf16 bytes (for the baselines). ``Storage``
@@ -17,10 +18,11 @@ reading raw bf16 on a miss. Both yield experts as they become ready and record e
 from __future__ import annotations
 
 import os
+import queue
 import threading
 import time
 from collections.abc import Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -148,20 +150,32 @@ class _Engine:
         self.pool.shutdown()
 
     def _stream(self, start: float, ready: list, pending: dict[int, list[Future]], build) -> Iterator:
-        """Yield resident experts, then each pending expert as soon as all its futures are done."""
+        """Yield resident experts, then each pending expert as soon as all its futures are done.
+
+        Each future's completion callback counts down its expert; a finished expert goes into a queue
+        that this (the compute) thread drains, so waiting costs O(1) per event.
+        """
         yield from ready
-        waiting = {f: e for e, futures in pending.items() for f in futures}
+        finished: queue.SimpleQueue[int] = queue.SimpleQueue()
+        lock = threading.Lock()
         left = {e: len(futures) for e, futures in pending.items()}
-        while waiting:
-            done, _ = wait(list(waiting), return_when=FIRST_COMPLETED)
-            for future in done:
-                e = waiting.pop(future)
-                left[e] -= 1
-                if left[e] == 0:
-                    weights = build(e, [f.result() for f in pending[e]])
-                    if not waiting:
-                        self.log.latencies.append(time.perf_counter() - start)
-                    yield e, weights
+
+        def count_down(expert: int) -> None:
+            with lock:
+                left[expert] -= 1
+                done = left[expert] == 0
+            if done:
+                finished.put(expert)
+
+        for e, futures in pending.items():
+            for future in futures:
+                future.add_done_callback(lambda _, e=e: count_down(e))
+        for n in range(len(pending)):
+            e = finished.get()
+            weights = build(e, [f.result() for f in pending[e]])
+            if n == len(pending) - 1:
+                self.log.latencies.append(time.perf_counter() - start)
+            yield e, weights
         if not pending:
             self.log.latencies.append(time.perf_counter() - start)
 
@@ -199,10 +213,8 @@ class ZipMoEEngine(_Engine):
         for task in order:
             entries = self.store.index[(layer, task.expert)]
             futures = []
-            for entry in entries:
-                for extent in entry.e_chunks:  # read an E-chunk, then decompress it on the pool
-                    read = self.io.submit(self.storage.read, extent)
-                    futures.append(self.pool.submit(self._decode_chunk, read, extent))
+            for entry in entries:  # a worker reads an E-chunk and decompresses it (official: pread in the pool)
+                futures += [self.pool.submit(self._load_chunk, extent) for extent in entry.e_chunks]
             if task.kind == "miss":
                 futures += [self.io.submit(self.storage.read, entry.sm) for entry in entries]
             pending[task.expert] = futures
@@ -216,8 +228,8 @@ class ZipMoEEngine(_Engine):
             for key in [k for k in slots if k[0] == layer and self.cache.state(*k) != kind]:
                 del slots[key]
 
-    def _decode_chunk(self, read: Future, extent: Extent) -> bytes:
-        return _check(extent, decompress_bytes(read.result(), self.store.codec, extent.size))
+    def _load_chunk(self, extent: Extent) -> bytes:
+        return _check(extent, decompress_bytes(self.storage.read(extent), self.store.codec, extent.size))
 
     def _build(self, layer: int, expert: int, parts: list[bytes], cached_sm) -> tuple[torch.Tensor, ...]:
         entries = self.store.index[(layer, expert)]

@@ -82,39 +82,63 @@ def elementary_symmetric(w: np.ndarray, k: int) -> np.ndarray:
 
 
 def cps_inclusion(w: np.ndarray, k: int) -> np.ndarray:
-    """Inclusion probabilities of CPS with odds ``w``: ``pi_i = w_i e_{k-1}(w_{-i}) / e_k(w)``."""
-    w = check_array("w", w, ndim=1, dtype=float)
+    """Inclusion probabilities of CPS with odds ``w``: ``pi_i = w_i e_{k-1}(w_{-i}) / e_k(w)``.
+
+    ``e_m(w_{-i})`` for every i at once from ``e_m(w_{-i}) = e_m(w) - w_i e_{m-1}(w_{-i})``. Infinite odds
+    mean certain inclusion; the others then share the remaining ``k - #certain`` places.
+    """
+    w = check_array("w", w, ndim=1, dtype=float, finite=False)
     check_int("k", k, 1, w.size)
-    if (w < 0).any():
-        raise fail("w", w, "non-negative odds")
-    total = elementary_symmetric(w, k)[k]
-    out = np.empty(w.size)
-    for i in range(w.size):
-        out[i] = w[i] * elementary_symmetric(np.delete(w, i), k - 1)[k - 1] / total
-    return out
+    if np.isnan(w).any() or (w < 0).any():
+        raise fail("w", w, "non-negative odds (inf for certain inclusion)")
+    certain = np.isinf(w)
+    if certain.any():
+        out = certain.astype(float)
+        k_rest = k - int(certain.sum())
+        if k_rest > 0:
+            out[~certain] = cps_inclusion(w[~certain], k_rest)
+        return out
+    e = elementary_symmetric(w, k)
+    without = np.ones(w.size)  # e_0(w_{-i})
+    for m in range(1, k):
+        without = e[m] - w * without  # e_m(w_{-i})
+    return w * without / e[k]
 
 
-def cps_weights(pi: np.ndarray, k: int, max_iter: int = 1000, tol: float = 1e-9) -> np.ndarray:
-    """Odds ``w`` whose CPS inclusion probabilities are ``pi`` (fixed point ``w <- w * pi / pi(w)``)."""
+def cps_weights(pi: np.ndarray, k: int, max_iter: int = 5000, tol: float = 1e-9) -> np.ndarray:
+    """Odds ``w`` whose CPS inclusion probabilities are ``pi`` (fixed point ``w <- w * pi / pi(w)``).
+
+    Entries with ``pi_i = 1`` (up to 1e-6) are certain: their odds are infinite, and the fixed point runs
+    on the others with k reduced accordingly.
+    """
     pi = check_array("pi", pi, ndim=1, dtype=float)
     check_int("k", k, 1, pi.size)
     if ((pi < 0) | (pi > 1)).any():
         raise fail("pi", pi, "probabilities in [0, 1]")
     if not np.isclose(pi.sum(), k):
         raise fail("pi", pi, f"probabilities summing to k={k} (sum is {pi.sum():.6g})")
-    w = pi / (1.0 - pi + 1e-12)  # Poisson-sampling start
+    certain = pi >= 1 - 1e-6
+    w = np.full(pi.size, np.inf)
+    rest, k_rest = pi[~certain], k - int(certain.sum())
+    if k_rest == 0 or rest.size == 0:
+        w[~certain] = 0.0
+        return w
+    v = rest / (1.0 - rest + 1e-12)  # Poisson-sampling start
     for _ in range(max_iter):
-        current = cps_inclusion(w, k)
-        if np.linalg.norm(current - pi) < tol:
+        current = cps_inclusion(v, k_rest)
+        if np.abs(current - rest).max() < tol:
             break
-        w = w * pi / (current + 1e-12)
-        w /= w.mean()  # the scale of w does not change CPS; keep it O(1)
+        v = v * rest / (current + 1e-300)
+        v /= v.mean()  # the scale of w does not change CPS; keep it O(1)
+    w[~certain] = v
     return w
 
 
 def weight_to_prob(w: np.ndarray) -> np.ndarray:
-    """Bernoulli probabilities of the Poisson design behind CPS: ``p_i = w_i / (1 + w_i)``."""
-    return np.asarray(w, dtype=float) / (1.0 + np.asarray(w, dtype=float))
+    """Bernoulli probabilities of the Poisson design behind CPS: ``p_i = w_i / (1 + w_i)`` (1 for w = inf)."""
+    w = np.asarray(w, dtype=float)
+    with np.errstate(invalid="ignore"):
+        return np.where(np.isinf(w), 1.0, w / (1.0 + w))
 
 
 def poisson_binomial(p: np.ndarray) -> np.ndarray:
@@ -222,7 +246,7 @@ def plan_cache(
     check_closed_interval("step", step, 1e-3, 0.5)
     pi = scale_to_k(freq, k)
     p = weight_to_prob(cps_weights(pi, k))
-    ratios = np.arange(1, int(round(1 / step))) * step
+    ratios = np.arange(1, round(1 / step)) * step
     delays = np.array([expected_delay(p, *slots(budget, expert_elements, r, freq.size), k, cost) for r in ratios])
     finite = np.where(np.isfinite(delays), delays, np.nanmax(np.where(np.isfinite(delays), delays, np.nan)))
     pad = SMOOTHING_WINDOW // 2
