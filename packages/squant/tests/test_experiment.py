@@ -1,6 +1,7 @@
 """The smoke run end to end, the results.json schema, and the experiment's bad inputs."""
 
 import json
+import math
 
 import pytest
 from icml26_squant.experiment import CLAIMS, CONFIGS, EXPERIMENT, Config, method_config
@@ -60,3 +61,13 @@ def test_config_rejects_bad_values(kwargs, name):
 def test_rejects_unknown_config():
     with pytest.raises(ValueError, match="config="):
         EXPERIMENT.run("huge")
+
+
+def test_seed_without_real_weights_gives_nan_real_metrics(monkeypatch):
+    import icml26_squant.data as data
+    from icml26_squant.experiment import measure_seed
+
+    monkeypatch.setattr(data, "minilm_available", lambda: False)
+    out = measure_seed(CONFIGS["smoke"], 0)
+    assert math.isnan(out["squant4_minilm_err"]) and math.isnan(out["squant_vs_rtn_minilm_log_ratio_3bit"])
+    assert out["search_over_fixed_error"] < 1 and math.isfinite(out["float_acc"])

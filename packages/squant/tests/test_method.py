@@ -161,3 +161,15 @@ def test_table_decoder_equals_lfsr_decoder():
     np.testing.assert_array_equal(code.reconstruct("table"), code.reconstruct("lfsr"))
     with pytest.raises(ValueError, match="decoder="):
         code.reconstruct("magic")
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 10_000), st.integers(2, 4))
+def test_refinement_never_increases_the_error(seed, P):
+    W = _weights(4, 16, seed)
+    plain = SeedConfig(K=5, tile=(2, 4), P=P)
+    refined = SeedConfig(K=5, tile=(2, 4), P=P, refine=True)
+    assert (
+        relative_error(W, compress(W, refined).reconstruct())
+        <= relative_error(W, compress(W, plain).reconstruct()) + 1e-12
+    )
