@@ -315,6 +315,8 @@ def _figure(out: dict[str, list[float]], config: Config, out_dir: Path) -> None:
         auc = np.array([out[f"ft{s}_auc_{name}"] for s in steps])
         left.errorbar(steps, auc.mean(1), yerr=auc.std(1), marker="o", label=label, capsize=2)
     left.set_xscale("log")
+    left.set_xticks(steps, [str(s) for s in steps])
+    left.minorticks_off()
     left.set_xlabel("fine-tuning steps")
     left.set_ylabel("AUC, protected vs clean")
     left.legend(fontsize=7)
