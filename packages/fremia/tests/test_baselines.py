@@ -71,7 +71,10 @@ def test_pia_and_secmi_are_deterministic_naive_follows_its_generator():
         torch.testing.assert_close(
             attack_scores(attack, model, images, A_BAR, tau=2), attack_scores(attack, model, images, A_BAR, tau=2)
         )
-    same = [attack_scores("naive", model, images, A_BAR, tau=2, generator=torch.Generator().manual_seed(3)) for _ in range(2)]
+    same = [
+        attack_scores("naive", model, images, A_BAR, tau=2, generator=torch.Generator().manual_seed(3))
+        for _ in range(2)
+    ]
     torch.testing.assert_close(*same)
     other = attack_scores("naive", model, images, A_BAR, tau=2, generator=torch.Generator().manual_seed(4))
     assert not torch.allclose(same[0], other)

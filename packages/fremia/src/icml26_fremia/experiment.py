@@ -164,15 +164,16 @@ def trained_denoiser(config: Config, seed: int, members):
 
 
 def measure_seed(config: Config, seed: int) -> dict[str, float | list[float]]:
-    """Everything one seed measures: per-attack metrics without/with the filter, gains, correlations."""
+    """Everything one seed measures: per-attack metrics without/with the filter, gains, correlations, and
+    the AUC of the score restricted to the kept (``lowband``) or the attenuated (``highband``) frequencies."""
     import torch
     from scipy.stats import spearmanr
 
     from .baselines import LP, PAIRS
     from .data import fashion_mnist_images, member_split
     from .denoiser import alphas_cumprod
-    from .method import high_frequency_energy, membership_score
-    from .metrics import evaluate
+    from .method import distance, high_frequency_energy, high_frequency_filter, membership_score
+    from .metrics import auc, evaluate
 
     torch.set_num_threads(1)
     images = torch.from_numpy(fashion_mnist_images(config.n_pool, config.image_size))
@@ -185,14 +186,20 @@ def measure_seed(config: Config, seed: int) -> dict[str, float | list[float]]:
     generator = torch.Generator().manual_seed(derive(seed, "attack_noise"))
     for attack in ATTACK_NAMES:
         pairs = [PAIRS[attack](model, x, a_bar, config.t, generator) for x in (members, holdouts)]
-        for tag, use_filter, tau in [("plain", False, config.tau), ("filter", True, config.tau)] + [
-            (f"tau{tau}", True, tau) for tau in config.tau_sweep
-        ]:
-            m, h = (membership_score(*p, LP[attack], use_filter, tau, config.s).numpy() for p in pairs)
+        variants = {"plain": (False, config.tau, config.s), "filter": (True, config.tau, config.s)}
+        variants["lowband"] = (True, config.tau, 0.0)  # only the kept square (s = 0)
+        variants |= {f"tau{tau}": (True, tau, config.s) for tau in config.tau_sweep}
+        for tag, (use_filter, tau, s) in variants.items():
+            m, h = (membership_score(*p, LP[attack], use_filter, tau, s).numpy() for p in pairs)
             for metric, value in evaluate(m, h).items():
                 out[f"{attack}_{metric}_{tag}"] = value
             if tag in ("plain", "filter"):
                 out[f"{attack}_hf_rho_{tag}"] = float(spearmanr(hf, np.concatenate([m, h]))[0])
+        # the complement: only the frequencies the filter attenuates (where the membership signal sits)
+        m, h = (
+            distance(*(x - high_frequency_filter(x, config.tau, 0.0) for x in p), LP[attack]).numpy() for p in pairs
+        )
+        out[f"{attack}_auc_highband"] = auc(m, h)
         for metric in METRICS:
             out[f"{attack}_{metric}_gain"] = out[f"{attack}_{metric}_filter"] - out[f"{attack}_{metric}_plain"]
     out["hf_rho_unfiltered"] = float(np.mean([out[f"{a}_hf_rho_plain"] for a in ATTACK_NAMES]))
