@@ -191,6 +191,8 @@ def test_cen_maps_to_lens_positions():
         (lambda: cen_autofocus(np.ones((2, 16, 16))), "blocks"),
         (lambda: cen_autofocus(np.ones((0, 16, 16))), "blocks"),
         (lambda: cen_autofocus(-np.ones((3, 16, 16))), "blocks"),
+        (lambda: cen_autofocus(np.ones((3, 3, 16))), "blocks"),
+        (lambda: cen_autofocus(np.full((3, 16, 16), np.nan)), "blocks"),
         (lambda: cen_autofocus(np.ones((3, 16, 16)), bounds=[0.8]), "bounds"),
         (lambda: cen_autofocus(np.ones((3, 16, 16)), bounds=[0.0]), "bounds"),
         (lambda: cen_autofocus(np.ones((3, 16, 16)), bounds=[0.01]), "bounds"),
