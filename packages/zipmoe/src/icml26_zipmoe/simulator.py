@@ -67,4 +67,4 @@ def replay(
             for t in [0.0] * (len(need) - len(ready)) + ready:  # compute each expert once it is ready
                 clock = max(clock, t) + compute
             total += dense + clock
-    return Replay(load_latency=float(np.mean(latencies)), tokens_per_second=steps * batch / total)
+    return Replay(load_latency=float(np.mean(latencies)), tokens_per_second=float(steps * batch / total))
