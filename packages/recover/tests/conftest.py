@@ -1,13 +1,12 @@
-"""Shared fixtures: the DDPM schedule, a hypothesis profile for CI, and the exact denoiser of one memorised image."""
+"""Shared fixtures: the DDPM schedule and the exact denoiser of one memorised image.
+
+Hypothesis profiles come from the repository's conftest."""
 
 import pytest
 import torch
-from hypothesis import settings
 from icml26_recover import make_scheduler
 from torch import nn
 
-settings.register_profile("ci", max_examples=25, deadline=None)
-settings.load_profile("ci")
 torch.set_num_threads(1)  # tiny models: threads only contend on the shared 2-core machine
 
 

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from icml26_recover.data import creator_pool, load_digits_images, protection_split, to_unit_range
+from icml26_recover.data import creator_pool, load_digits_images, load_fashion_images, protection_split, to_unit_range
+from icml26_shared.datasets import FASHION_DIR
 
 
 def test_digits_are_real_images_in_the_ddpm_range():
@@ -51,3 +52,16 @@ def test_bad_splits_name_the_argument(args, name):
     labels = np.repeat(np.arange(2), 30)
     with pytest.raises(ValueError, match=f"{name}="):
         protection_split(np.zeros((60, 1, 2, 2)), labels, *args, seed=0)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not FASHION_DIR.is_dir(), reason="apt-get install dataset-fashion-mnist")
+def test_fashion_images_for_the_paper_config():
+    images, labels = load_fashion_images(500)
+    assert images.shape == (500, 1, 28, 28) and images.min() == -1.0 and images.max() == 1.0
+    assert set(labels.tolist()) == set(range(10))
+
+
+def test_fashion_loader_rejects_bad_sizes():
+    with pytest.raises(ValueError, match="n_train="):
+        load_fashion_images(0)

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from icml26_recover import experiment
 from icml26_recover.data import protection_split
-from icml26_recover.experiment import CLAIMS, CONFIGS, EXPERIMENT, Config
+from icml26_recover.experiment import CLAIMS, CONFIGS, EXPERIMENT, Config, measure_seed
+from icml26_shared.datasets import FASHION_DIR
 
 
 def test_smoke_run_writes_results(tmp_path):
@@ -86,3 +87,33 @@ def test_rejects_unknown_config_and_bad_seeds():
 def test_config_rejects_bad_values(kwargs, name):
     with pytest.raises(ValueError, match=f"{name}="):
         Config(**kwargs)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not FASHION_DIR.is_dir(), reason="apt-get install dataset-fashion-mnist")
+def test_paper_path_runs_on_fashion_with_the_unet(tmp_path, monkeypatch):
+    """The paper config's code path (Fashion-MNIST 28x28, diffusers UNet2DModel, SSIM) at a tiny size."""
+    monkeypatch.setenv("ICML26_CACHE", str(tmp_path))
+    config = Config(
+        seeds=(0,),
+        dataset="fashion",
+        fashion_images=300,
+        target_class=0,
+        n_protected=4,
+        n_reference=4,
+        n_query=4,
+        denoiser="unet",
+        pretrain_steps=3,
+        pretrain_batch=8,
+        finetune_steps=(1, 2),
+        main_finetune_steps=2,
+        finetune_batch=4,
+        num_steps=2,
+        sigmas=(0.0, 0.2),
+        repeats=1,
+        metric="ssim",
+        loss_draws=1,
+    )
+    images, labels = experiment.load_images(config)
+    values = measure_seed(config, 0, images, labels)
+    assert 0 <= values["auc_recover"] <= 1 and 0 <= values["p_clean"] <= 1

@@ -28,9 +28,13 @@ def load_digits_images() -> tuple[np.ndarray, np.ndarray]:
 
 
 def load_fashion_images(n_train: int) -> tuple[np.ndarray, np.ndarray]:
-    """The first ``n_train`` Fashion-MNIST training images as (n, 1, 28, 28) in [-1, 1] and labels."""
+    """The first ``n_train`` Fashion-MNIST training images as (n, 1, 28, 28) in [-1, 1] and their labels.
+
+    Read through ``icml26_shared.load_fashion_mnist`` (Debian's IDX files, sha256-verified; pixels in [0, 1]).
+    """
+    check_int("n_train", n_train, 1, 60000)
     X, y, _, _ = load_fashion_mnist(n_train, 1)
-    return to_unit_range(np.asarray(X).reshape(-1, 1, 28, 28), 1.0 if np.max(X) <= 1 else 255.0), np.asarray(y)
+    return to_unit_range(np.asarray(X).reshape(-1, 1, 28, 28), 1.0), np.asarray(y, dtype=np.int64)
 
 
 @dataclass(frozen=True)
