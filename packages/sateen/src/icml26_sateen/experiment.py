@@ -254,11 +254,11 @@ def _figure(out: dict[str, list[float]], config: Config, out_dir: Path) -> None:
     left.set_ylabel("mean accuracy over corruptions")
     left.set_title(f"{config.dataset}-C sev. {config.severity}, per corruption", fontsize=9)
     rounds = np.arange(1, config.rounds + 1)
-    for m in ("no_adapt", "tent", "eata", "sar", "deyo", "sateen"):
+    palette = {"no_adapt": "tab:gray", "tent": "tab:orange", "eata": "tab:green", "sar": "tab:purple"}
+    palette |= {"deyo": "tab:brown", "sateen": "tab:red"}
+    for m, color in palette.items():
         acc = np.array([out[f"{m}_continual_round{r}"] for r in rounds])
-        right.errorbar(
-            rounds, acc.mean(1), yerr=acc.std(1), marker="o", label=m, color="tab:red" if m == "sateen" else None
-        )
+        right.errorbar(rounds, acc.mean(1), yerr=acc.std(1), marker="o", label=m, color=color)
     right.set_xlabel("round of the continual stream")
     right.set_ylabel("accuracy")
     right.set_xticks(rounds)
