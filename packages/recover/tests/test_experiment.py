@@ -82,6 +82,7 @@ def test_rejects_unknown_config_and_bad_seeds():
         ({"lr": 0.0}, "lr"),
         ({"alpha": 0.0}, "alpha"),
         ({"repeats": 0}, "repeats"),
+        ({"device": "tpu"}, "device"),
     ],
 )
 def test_config_rejects_bad_values(kwargs, name):
@@ -92,7 +93,7 @@ def test_config_rejects_bad_values(kwargs, name):
 @pytest.mark.slow
 @pytest.mark.skipif(not FASHION_DIR.is_dir(), reason="apt-get install dataset-fashion-mnist")
 def test_paper_path_runs_on_fashion_with_the_unet(tmp_path, monkeypatch):
-    """The paper config's code path (Fashion-MNIST 28x28, diffusers UNet2DModel, SSIM) at a tiny size."""
+    """The paper config's code path (Fashion-MNIST 28x28, diffusers UNet2DModel, SSIM, GPU if any) at a tiny size."""
     monkeypatch.setenv("ICML26_CACHE", str(tmp_path))
     config = Config(
         seeds=(0,),

@@ -27,10 +27,11 @@ def denoising_error(model, scheduler, images, t: int = LOSS_T, draws: int = 16, 
     check_int("t", t, 0, scheduler.config.num_train_timesteps - 1)
     check_int("draws", draws, 1)
     gen = torch.Generator().manual_seed(seed)
-    tt = torch.full((len(x),), t)
+    tt = torch.full((len(x),), t, device=x.device)
     total = np.zeros(len(x))
     for _ in range(draws):
-        total += denoising_loss(model, scheduler, x, tt, torch.randn(x.shape, generator=gen)).numpy()
+        noise = torch.randn(x.shape, generator=gen).to(x.device)
+        total += denoising_loss(model, scheduler, x, tt, noise).cpu().numpy()
     return total / draws
 
 

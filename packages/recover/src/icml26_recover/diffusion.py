@@ -36,7 +36,7 @@ def make_scheduler(num_train_timesteps: int = T_DEFAULT):
 def timestep_embedding(t: torch.Tensor, dim: int) -> torch.Tensor:
     """Sinusoidal embedding (B,) -> (B, dim) of the transformer / DDPM."""
     half = dim // 2
-    freqs = torch.exp(-math.log(10000.0) * torch.arange(half, dtype=torch.float32) / half)
+    freqs = torch.exp(-math.log(10000.0) * torch.arange(half, dtype=torch.float32, device=t.device) / half)
     angles = t.float()[:, None] * freqs[None]
     return torch.cat([angles.sin(), angles.cos()], dim=1)
 
@@ -96,15 +96,21 @@ def make_denoiser(kind: str, image_shape: tuple[int, int, int]) -> nn.Module:
     return EpsMLP(image_shape) if kind == "mlp" else UNetEps(image_shape)
 
 
+def model_device(model: nn.Module) -> torch.device:
+    """Where the model's parameters live (CPU for a parameter-free model); inputs are moved there."""
+    return next((p.device for p in model.parameters()), torch.device("cpu"))
+
+
 def check_images(name: str, images, model: nn.Module | None = None) -> torch.Tensor:
-    """(B, C, H, W) finite images in [-1, 1], of the model's image shape where a model is given."""
+    """(B, C, H, W) finite images in [-1, 1], of the model's image shape and on its device where a model is given."""
     arr = images.detach().cpu().numpy() if isinstance(images, torch.Tensor) else images
     arr = check_array(name, arr, ndim=4)
     if arr.min() < -1 - 1e-6 or arr.max() > 1 + 1e-6:
         raise fail(name, arr, f"pixel values in [-1, 1], got [{arr.min():.3g}, {arr.max():.3g}]")
     if model is not None and tuple(arr.shape[1:]) != tuple(model.image_shape):
         raise fail(name, arr, f"images of shape (B, {', '.join(map(str, model.image_shape))}) to match the model")
-    return torch.as_tensor(arr, dtype=torch.float32)
+    x = torch.as_tensor(arr, dtype=torch.float32)
+    return x if model is None else x.to(model_device(model))
 
 
 def denoising_loss(model: nn.Module, scheduler, x0: torch.Tensor, t: torch.Tensor, noise: torch.Tensor):
@@ -139,10 +145,10 @@ def train_ddpm(
     snapshots = []
     model.train()
     for step in range(1, steps + 1):
-        idx = torch.randint(0, len(x), (min(batch_size, len(x)),), generator=gen)
-        t = torch.randint(0, T, (len(idx),), generator=gen)
-        noise = torch.randn(x[idx].shape, generator=gen)
-        loss = denoising_loss(model, scheduler, x[idx], t, noise).mean()
+        idx = torch.randint(0, len(x), (min(batch_size, len(x)),), generator=gen)  # drawn on the CPU: the same
+        t = torch.randint(0, T, (len(idx),), generator=gen).to(x.device)  # run on every device
+        noise = torch.randn((len(idx), *x.shape[1:]), generator=gen).to(x.device)
+        loss = denoising_loss(model, scheduler, x[idx.to(x.device)], t, noise).mean()
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -195,7 +201,7 @@ def ddim_invert(model: nn.Module, scheduler, x0: torch.Tensor, depth: int, num_s
     taus = ddim_timesteps(depth, num_steps, scheduler.config.num_train_timesteps)
     x = x0
     for t_from, t_to in itertools.pairwise(taus):
-        eps = model(x, torch.full((len(x),), int(t_from)))
+        eps = model(x, torch.full((len(x),), int(t_from), device=x.device))
         x = ddim_step(x, eps, _abar(scheduler, t_from), _abar(scheduler, t_to))
     return x
 
@@ -206,6 +212,6 @@ def ddim_reconstruct(model: nn.Module, scheduler, x_t: torch.Tensor, depth: int,
     taus = ddim_timesteps(depth, num_steps, scheduler.config.num_train_timesteps)
     x = x_t
     for t_from, t_to in itertools.pairwise(taus[::-1]):
-        eps = model(x, torch.full((len(x),), int(t_from)))
+        eps = model(x, torch.full((len(x),), int(t_from), device=x.device))
         x = ddim_step(x, eps, _abar(scheduler, t_from), _abar(scheduler, t_to))
     return x

@@ -30,6 +30,7 @@ from icml26_shared import Config as BaseConfig
 
 DATASETS = ("digits", "fashion")
 DENOISER_KINDS = ("mlp", "unet")  # = diffusion.DENOISERS, without importing torch
+DEVICES = ("cpu", "cuda", "auto")
 
 
 @dataclass(frozen=True)
@@ -55,12 +56,14 @@ class Config(BaseConfig):
     loss_t: int = 100
     loss_draws: int = 16
     alpha: float = 0.01
+    device: str = "cpu"  # "cuda", or "auto" = cuda when available
 
     def __post_init__(self) -> None:
         super().__post_init__()
         check_choice("dataset", self.dataset, DATASETS)
         check_choice("denoiser", self.denoiser, DENOISER_KINDS)
         check_choice("metric", self.metric, ("neg_mse", "ssim"))
+        check_choice("device", self.device, DEVICES)
         check_int("target_class", self.target_class, 0, 9)
         for name in ("n_protected", "n_reference", "n_query"):
             check_int(name, getattr(self, name), 2)
@@ -118,6 +121,7 @@ CONFIGS = {
         sigmas=(0.0, 0.05, 0.1, 0.2, 0.4),
         repeats=8,
         metric="ssim",
+        device="auto",
     ),
 }
 
@@ -184,8 +188,18 @@ def load_images(config: Config) -> tuple[np.ndarray, np.ndarray]:
     return load_digits_images() if config.dataset == "digits" else load_fashion_images(config.fashion_images)
 
 
+def resolve_device(name: str) -> str:
+    """``auto`` -> ``cuda`` when a GPU is visible, else ``cpu``."""
+    import torch
+
+    if name == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return name
+
+
 def pretrained_model(config: Config, split, seed: int):
-    """The seed's pre-trained DDPM (the public model), through the safetensors cache (trained once per key)."""
+    """The seed's pre-trained DDPM (the public model), through the safetensors cache (trained once per key),
+    on the config's device."""
     import torch
 
     from .diffusion import make_denoiser, make_scheduler, train_ddpm
@@ -203,9 +217,11 @@ def pretrained_model(config: Config, split, seed: int):
         "version": 1,
     }
 
+    device = resolve_device(config.device)
+
     def build():
         torch.manual_seed(derive(seed, "init"))
-        model = make_denoiser(config.denoiser, shape)
+        model = make_denoiser(config.denoiser, shape).to(device)
         (model,) = train_ddpm(
             model,
             make_scheduler(),
@@ -219,7 +235,7 @@ def pretrained_model(config: Config, split, seed: int):
 
     model = make_denoiser(config.denoiser, shape)
     model.load_state_dict(cached(f"recover/pretrain-{fingerprint(key_parts)}", build))
-    return model.eval()
+    return model.to(device).eval()
 
 
 def measure_seed(config: Config, seed: int, images: np.ndarray, labels: np.ndarray) -> dict[str, float]:

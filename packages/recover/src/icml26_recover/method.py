@@ -45,6 +45,7 @@ def similarity(x: torch.Tensor, x_hat: torch.Tensor, metric: str = "neg_mse") ->
     check_choice("metric", metric, SIMILARITIES)
     if x.shape != x_hat.shape:
         raise fail("x_hat", tuple(x_hat.shape), f"the shape of x, {tuple(x.shape)}")
+    x, x_hat = x.detach().cpu(), x_hat.detach().cpu()
     if metric == "neg_mse":
         return -(x - x_hat).pow(2).flatten(1).mean(1).numpy()
     from skimage.metrics import structural_similarity
@@ -105,7 +106,7 @@ def inversion_robustness(
     for j, sigma in enumerate(sigmas):
         draws = 1 if sigma == 0 else repeats
         for _ in range(draws):
-            z = torch.randn(x_t.shape, generator=gen)
+            z = torch.randn(x_t.shape, generator=gen).to(x_t.device)
             x_hat = ddim_reconstruct(model, scheduler, perturb(x_t, sigma, z), depth, num_steps)  # steps 2-3
             curve[:, j] += similarity(x, x_hat, metric) / draws
     return Robustness(score=curve.mean(1), curve=curve, sigmas=sigmas)  # step 4, eq. RS
