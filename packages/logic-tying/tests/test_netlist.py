@@ -15,6 +15,7 @@ from icml26_logic_tying.netlist import (
     Netlist,
     evaluate,
     evaluate_simplified,
+    layer_states,
     lut_count,
     majority_values,
     pack,
@@ -145,3 +146,11 @@ def test_rejects_bad_ties_and_non_binary_inputs():
         evaluate(netlist, np.full((2, 2), 0.5))
     with pytest.raises(ValueError, match="X="):
         evaluate(netlist, np.zeros((2, 3)))
+
+
+def test_layer_states_rejects_a_start_without_states():
+    netlist = manual([([OP["AND"]], [0], [1]), ([OP["A"]], [0], [0])])
+    with pytest.raises(ValueError, match="start="):
+        layer_states(netlist, pack(np.zeros((2, 2))), None, 1)
+    with pytest.raises(ValueError, match="start="):
+        layer_states(netlist, pack(np.zeros((2, 2))), None, 5)

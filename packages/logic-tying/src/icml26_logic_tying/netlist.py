@@ -134,9 +134,10 @@ def layer_states(
 ) -> list[np.ndarray]:
     """Bit-packed outputs (G_l, W) of every layer. With ``states`` given, layers before ``start`` are reused."""
     mask, value = check_ties(netlist, ties)
-    out = list(states[:start]) if states is not None else []
-    if start and states is None:
-        raise fail("start", start, "0 when no states are given")
+    check_int("start", start, 0, len(netlist.ops) - 1)
+    if start and (states is None or len(states) < start):
+        raise fail("start", start, "0, or at most the number of layer states given")
+    out = list(states[:start]) if start else []
     x = out[-1] if out else words
     offsets = netlist.offsets
     for layer in range(start, len(netlist.ops)):
