@@ -36,6 +36,13 @@ from icml26_shared import Config as BaseConfig
 DATASETS = ("digits", "fashion")
 METHODS = ("gn_fd", "gn", "magnitude", "taylor", "random")
 SALIENCY = ("magnitude", "taylor", "random")
+LABELS = {
+    "gn_fd": "two-stage (GN + FD)",
+    "gn": "GN screen only",
+    "magnitude": "magnitude",
+    "taylor": "Taylor",
+    "random": "random",
+}
 
 
 @dataclass(frozen=True)
@@ -357,7 +364,7 @@ def _figure(out: dict[str, list[float]], config: Config, out_dir: Path) -> None:
                 yerr=np.r_[0.0, acc.std(1)],
                 marker="o",
                 color=styles.get(name, "tab:gray"),
-                label=name.replace("gn_fd", "GN+FD (ours)").replace("gn", "GN only"),
+                label=LABELS[name],
             )
         ax.set_xlabel("area cut (live 2-input gates)")
         ax.set_ylabel("test accuracy")
