@@ -9,7 +9,9 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from icml26_zipmoe.experiment import BASELINES, CONFIGS, measure_seed
+from icml26_zipmoe.baselines import BASELINES
+from icml26_zipmoe.experiment import CONFIGS
+from icml26_zipmoe.reproduction import measure_seed
 
 
 def main() -> None:

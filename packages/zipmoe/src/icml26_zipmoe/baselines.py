@@ -9,6 +9,8 @@ from icml26_shared import check_int, fail
 
 from .codec import CODEC_LEVELS, bf16_words
 
+BASELINES = ("nocache", "lru", "lfu")  # the expert caches ZipMoE is compared with
+
 
 class NoCache:
     """On-demand loading: every routed expert is read from storage (raw bf16)."""
