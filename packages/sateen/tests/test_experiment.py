@@ -27,3 +27,13 @@ def test_rejects_unknown_corruption_in_config():
 def test_rejects_zero_rounds_in_config():
     with pytest.raises(ValueError, match="rounds="):
         Config(rounds=0)
+
+
+def test_fashion_path_of_the_paper_config_runs_on_a_tiny_slice():
+    from icml26_sateen.experiment import measure_seed
+
+    config = Config(
+        seeds=(0,), dataset="fashion", n_train=128, n_test=64, epochs=1, width=4, rounds=1, corruptions=("pixelate",)
+    )
+    out = measure_seed(config, 0)
+    assert all(0.0 <= out[f"{m}_suite"] <= 1.0 for m in ("no_adapt", "sateen", "deyo"))
