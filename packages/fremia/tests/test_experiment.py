@@ -40,3 +40,17 @@ def test_quick_config_is_within_the_rules():
 def test_bad_configs_name_the_argument(kwargs, name):
     with pytest.raises(ValueError, match=name.replace(".", r"\.")):
         Config(**kwargs)
+
+
+def test_training_is_a_function_of_the_seed(tmp_path, monkeypatch):
+    import torch
+    from icml26_fremia.experiment import trained_denoiser
+
+    members = torch.rand(8, 1, 16, 16, generator=torch.Generator().manual_seed(0))
+    weights = []
+    for folder in ("a", "b", "a"):  # two cold caches, then a cached load
+        monkeypatch.setenv("ICML26_CACHE", str(tmp_path / folder))
+        torch.manual_seed(len(weights))  # global RNG state must not matter
+        weights.append(trained_denoiser(CONFIGS["smoke"], 0, members).state_dict())
+    for other in weights[1:]:
+        assert all(torch.equal(weights[0][k], other[k]) for k in weights[0])

@@ -148,13 +148,13 @@ def trained_denoiser(config: Config, seed: int, members):
 
     from .denoiser import train_denoiser
 
+    torch.manual_seed(derive(seed, "init"))  # the initial weights are part of the seed
     model = _denoiser(config)
     parts = {k: getattr(config, k) for k in ("n_pool", "image_size", "n_members", "denoiser", "width")}
     parts |= {k: getattr(config, k) for k in ("train_steps", "batch_size", "lr")}
-    key = f"fremia/ddpm-{fingerprint({**parts, 'seed': seed, 'v': 1})}"
+    key = f"fremia/ddpm-{fingerprint({**parts, 'seed': seed, 'v': 2})}"
 
     def build():
-        torch.manual_seed(derive(seed, "init"))
         return train_denoiser(
             model, members, config.train_steps, derive(seed, "train"), config.lr, config.batch_size
         ).state_dict()
