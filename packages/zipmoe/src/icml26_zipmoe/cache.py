@@ -16,8 +16,6 @@ from __future__ import annotations
 
 from icml26_shared import check_closed_interval, check_int, fail
 
-STATES = ("full", "sm", None)
-
 
 class HierarchicalCache:
     """Per layer ``n_full`` full slots and ``n_sm`` SM slots over ``num_experts`` experts."""

@@ -7,11 +7,11 @@ read only the compressed exponents and decompress them. Baseline *raw* tasks rea
 Resources: one storage channel transferring reads one after another in the order they are issued (each
 read also waits a per-request latency, which overlaps with other transfers: the device queues requests),
 and a pool of ``workers`` decompression threads; a chunk is decompressed as soon as it is read and a
-worker is free, and a task is
-ready when its last read and its last decompression are done. ``affinity_order`` keeps a running estimate
-of the I/O time and of the pool's compute time and adds a type-I task when compute leads, a type-II task
-otherwise, so the I/O channel and the pool stay busy together (the paper's cache-affinity scheduler,
-tasks prioritised by the number of tokens that need them).
+worker is free, and a task is ready when its last read and its last decompression are done.
+
+``affinity_order`` keeps a running estimate of the I/O time and of the pool's compute time and adds a
+type-I task when compute leads, a type-II task otherwise, so the I/O channel and the pool stay busy
+together (the paper's cache-affinity scheduler, tasks prioritised by the number of tokens that need them).
 """
 
 from __future__ import annotations
