@@ -3,7 +3,7 @@
 The official attacks target DDPMs trained by the authors (a 35.7M-parameter UNet on 32 x 32 images,
 800k steps). On 2 CPU cores the smallest diffusers ``UNet2DModel`` we measured (channels 16/32, one
 layer per block, 16 x 16 images) costs 0.13 s of CPU per batch-64 step, so three seeds of a memorising
-model would need ~10 minutes; the quick run therefore trains a hand-written MLP denoiser (~0.6M
+model would need ~10 minutes; the quick run therefore trains a hand-written MLP denoiser (~1.1M
 parameters, ~6 ms per step) on the same diffusers schedule, and the ``paper`` config swaps in
 ``UNet2DModel`` through ``UNetDenoiser`` (the attacks only see ``eps_model(x_t, t)``).
 """
