@@ -1,0 +1,1 @@
+"""Hypothesis profiles come from the repository's conftest."""
