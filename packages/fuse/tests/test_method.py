@@ -76,7 +76,7 @@ def test_training_makes_bounded_unlearnable_images():
 def test_generator_em_lowers_the_surrogate_loss_on_its_images():
     """The error-minimising objective works: the trained generator's images are easier than clean ones."""
     x, y = images(64)
-    settings = FuseSettings(eps=32 / 255, rsm=False, cbg_weight=0.0, rounds=10, batch_size=32)
+    settings = FuseSettings(eps=32 / 255, rsm=False, cbg_weight=0.0, rounds=6, batch_size=32)
     generator = train_generator(x, y, settings, seed=1)
     released, _ = make_unlearnable(generator, x)
     torch.manual_seed(2)

@@ -31,8 +31,8 @@ def error_minimising_noise(
     train_steps: int = 10,
     max_rounds: int = 10,
     stop_accuracy: float = 0.99,
-    batch_size: int = 128,
-    lr: float = 1e-2,
+    batch_size: int = 64,
+    lr: float = 3e-3,
 ) -> torch.Tensor:
     """Sample-wise EM noise ``delta`` (n, C, H, W), ``||delta||_inf <= eps``, for images ``x`` in [0, 1]."""
     x = check_images("x", x)

@@ -41,8 +41,8 @@ class Config(BaseConfig):
     n_train: int = 1000  # the other digits (of 1797) are the test set
     eps: float = 16 / 255  # L-infinity budget [INF: 8/255 in the paper at 32 x 32; digits need more]
     victim_epochs: int = 10
-    lr: float = 1e-2
-    batch_size: int = 128
+    lr: float = 3e-3
+    batch_size: int = 64
     em_rounds: int = 10
     em_train_steps: int = 2
     em_pgd_steps: int = 10
@@ -96,7 +96,7 @@ CONFIGS = {
         em_rounds=8,
         fuse_rounds=15,
         generator_steps=8,
-        workers=2,
+        workers=3,
     ),
     "paper": Config(  # more training everywhere; the paper's own scale needs CIFAR-10/ImageNet (README)
         seeds=(0, 1, 2, 3, 4),

@@ -80,8 +80,8 @@ class FuseSettings:
     rounds: int = 20
     surrogate_steps: int = 10
     generator_steps: int = 10
-    batch_size: int = 128
-    lr: float = 1e-2
+    batch_size: int = 64
+    lr: float = 3e-3
 
     def __post_init__(self) -> None:
         check_budget(self.eps)

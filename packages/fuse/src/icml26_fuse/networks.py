@@ -47,8 +47,8 @@ def train_classifier(
     y,
     epochs: int,
     seed: int,
-    lr: float = 1e-2,
-    batch_size: int = 128,
+    lr: float = 3e-3,
+    batch_size: int = 64,
 ) -> SmallCNN:
     """A fresh ``SmallCNN`` (initialised from ``seed``) trained with Adam + cross-entropy on ``(x, y)``."""
     x = check_images("x", x)
