@@ -9,6 +9,8 @@
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -88,7 +90,8 @@ def train_model(config, seed: int):
     from .data import load_digits_images
     from .model import EpsilonNet, train_epsilon_net
 
-    key = fingerprint({"steps": config.train_steps, "hidden": config.hidden, "seed": seed, "v": 1})
+    source = hashlib.sha256(Path(__file__).with_name("model.py").read_bytes()).hexdigest()  # code changes retrain
+    key = fingerprint({"steps": config.train_steps, "hidden": config.hidden, "seed": seed, "model": source})
 
     def build():
         images, labels = load_digits_images()
