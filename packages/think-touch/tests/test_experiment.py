@@ -1,6 +1,9 @@
+"""The smoke run end to end, the results.json schema, and the config's bad inputs."""
+
 import json
 
-from icml26_think_touch.experiment import EXPERIMENT
+import pytest
+from icml26_think_touch.experiment import CLAIMS, CONFIGS, EXPERIMENT, Config
 
 
 def test_smoke_run_writes_results(tmp_path):
@@ -10,3 +13,39 @@ def test_smoke_run_writes_results(tmp_path):
     assert {c["id"] for c in data["claims"]} == {c.id for c in EXPERIMENT.claims}
     assert all(c["verdict"] in {"holds", "fails", "inconclusive"} for c in data["claims"])
     assert record.claims == data["claims"]
+    assert data["figures"] == ["think_touch.png"]
+    metrics = data["metrics"]
+    for name in ("full_loss", "bandit_loss", "lora_accuracy", "bandit_state_bytes_ratio"):
+        assert len(metrics[name]["per_seed"]) == len(CONFIGS["smoke"].seeds)
+    assert all(0 < r < 1 for r in metrics["bandit_state_bytes_ratio"]["per_seed"])
+    assert metrics["lora_state_bytes"]["mean"] < metrics["full_state_bytes"]["mean"]
+
+
+def test_configs_and_claims():
+    assert set(CONFIGS) == {"smoke", "quick", "paper"} and len(CONFIGS["quick"].seeds) >= 3
+    assert len({c.metric for c in CLAIMS}) == len(CLAIMS)
+    assert CONFIGS["quick"].G == 10 and CONFIGS["quick"].k == 2
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        ({"k": 0}, "k"),
+        ({"k": 10}, "k"),
+        ({"dataset": "cifar"}, "dataset"),
+        ({"switch_every": 0}, "switch_every"),
+        ({"gamma": 0.0}, "gamma"),
+        ({"lr": -1.0}, "lr"),
+        ({"lora_rank": 0}, "lora_rank"),
+        ({"quad_condition": 0.5}, "quad_condition"),
+        ({"steps": 0}, "steps"),
+    ],
+)
+def test_config_rejects_bad_values(kwargs, name):
+    with pytest.raises(ValueError, match=f"{name}="):
+        Config(**kwargs)
+
+
+def test_rejects_unknown_config():
+    with pytest.raises(ValueError, match="config="):
+        EXPERIMENT.run("huge")

@@ -44,7 +44,9 @@ def _images(dataset: str, n_train: int, n_test: int) -> tuple[np.ndarray, ...]:
     return X[~test], y[~test], X[test], y[test]
 
 
-def transfer_tasks(dataset: str = "digits", seed: int = 0, n_train: int = 60000, n_test: int = 10000) -> tuple[Task, Task]:
+def transfer_tasks(
+    dataset: str = "digits", seed: int = 0, n_train: int = 60000, n_test: int = 10000
+) -> tuple[Task, Task]:
     """``(task_a, task_b)``: A = classes 0-4 as is, B = classes 5-9 (relabelled 0-4) with the input
     pixels permuted by a permutation drawn from ``seed``. ``n_train``/``n_test`` apply to Fashion-MNIST."""
     check_choice("dataset", dataset, DATASETS)

@@ -182,7 +182,7 @@ class ThinkTouch:
         self.peak_grad_bytes = max(self.peak_grad_bytes, gradient_bytes(self.params))
         sq_norms = group_sq_norms([self.groups[g] for g in self.selected])
         if not np.isfinite(sq_norms).all():
-            raise fail("loss", float(loss), "a loss with finite gradients (lower the learning rate)")
+            raise fail("loss", float(loss.detach()), "a loss with finite gradients (lower the learning rate)")
         self._round_rewards.append(sq_norms)
         self.touch_counts[self.selected] += 1
         self.optimizer.step()

@@ -32,8 +32,9 @@ def block_coordinate_descent(
 ) -> dict[str, np.ndarray]:
     """Run ``steps`` rounds of ``theta_g <- theta_g - grad_g f / L`` for g in S_t from theta = 0.
 
-    Returns ``grad_norm`` and ``gap`` (f - f*) at every iterate (steps + 1,), and ``counts`` (G,): how
-    often each block was touched. The bandit is rewarded with the normalised ``||grad_g f||^2``.
+    Returns ``grad_norm`` and ``gap`` (f - f*) at every iterate (steps + 1,), ``selected`` (steps, k): the
+    blocks touched at each step, and ``counts`` (G,): how often each block was touched. The bandit is
+    rewarded with the normalised ``||grad_g f||^2``.
     """
     A, b = np.asarray(A, dtype=float), np.asarray(b, dtype=float)
     n = b.shape[0]
@@ -48,6 +49,7 @@ def block_coordinate_descent(
     rng, normalise = np.random.default_rng(seed), RunningMax()
     theta = np.zeros(n)
     grad_norm, gap, counts = np.empty(steps + 1), np.empty(steps + 1), np.zeros(G, dtype=int)
+    history = np.empty((steps, strategy.k), dtype=int)
     for t in range(steps + 1):
         grad = A @ theta - b
         grad_norm[t], gap[t] = np.linalg.norm(grad), 0.5 * theta @ A @ theta - b @ theta - f_star
@@ -58,5 +60,6 @@ def block_coordinate_descent(
         idx = blocks[selected].ravel()
         theta[idx] -= grad[idx] / L
         counts[selected] += 1
+        history[t] = selected
         strategy.observe(selected, normalise(sq_norms[selected]))
-    return {"grad_norm": grad_norm, "gap": np.maximum(gap, 0.0), "counts": counts}
+    return {"grad_norm": grad_norm, "gap": np.maximum(gap, 0.0), "selected": history, "counts": counts}

@@ -101,7 +101,9 @@ class Exp3M(Strategy):
     def _capped_weights(self) -> tuple[np.ndarray, np.ndarray]:
         """Weights w' with the largest capped at alpha (Alg. 1, step 1) and the capped mask S0."""
         w = np.exp(self.log_w - self.log_w.max())
-        if self.k == self.G or self.gamma >= 1.0:
+        if self.k == self.G:  # every group is selected: all weights capped, p = 1
+            return np.ones(self.G), np.ones(self.G, dtype=bool)
+        if self.gamma >= 1.0:
             return w, np.zeros(self.G, dtype=bool)
         c = (1 / self.k - self.gamma / self.G) / (1 - self.gamma)
         if w.max() < c * w.sum():
@@ -176,4 +178,3 @@ def exp3m_gamma(T: int, G: int, k: int) -> float:
     if k == G:
         return 1.0
     return min(1.0, math.sqrt(G * math.log(G / k) / ((math.e - 1) * k * T)))
-

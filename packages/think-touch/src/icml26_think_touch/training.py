@@ -75,7 +75,7 @@ def fine_tune(
     model = copy.deepcopy(model)
     if lora_rank is not None:
         apply_lora(model, lora_rank)
-    names, groups = groups_by_module(model)
+    _, groups = groups_by_module(model)
     options = {"gamma": gamma} if strategy == "bandit" else {}
     rule = make_strategy(strategy, len(groups), len(groups) if k is None else k, **options)
     optimizer = ThinkTouch(groups, rule, lr=lr, switch_every=switch_every, seed=derive(seed, "select", strategy))
