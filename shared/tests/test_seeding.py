@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from icml26_shared import derive, seed_everything
+from icml26_shared import derive, run_seeds, seed_everything
 
 
 @given(st.integers(0, 2**40), st.text(max_size=10), st.text(max_size=10))
@@ -37,3 +37,21 @@ def test_bad_seed(bad):
     if bad != 2**32:
         with pytest.raises(ValueError, match="seed="):
             derive(bad, "x")
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_run_seeds_collects_metrics_in_seed_order(workers):
+    # dict.fromkeys(config, seed) is a picklable measure_seed: {"a": seed, "b": seed}
+    assert run_seeds(dict.fromkeys, ("a", "b"), seeds=(3, 1, 2), workers=workers) == {"a": [3, 1, 2], "b": [3, 1, 2]}
+
+
+def test_run_seeds_rejects_seeds_with_different_metrics():
+    with pytest.raises(ValueError, match="measure_seed"):
+        run_seeds(lambda config, seed: {f"m{seed}": 1.0}, None, seeds=(0, 1))
+
+
+@pytest.mark.parametrize(("kwargs", "name"), [({"workers": 0}, "workers"), ({"seeds": ()}, "seeds")])
+def test_run_seeds_bad_inputs(kwargs, name):
+    args = {"seeds": (0,), **kwargs}
+    with pytest.raises(ValueError, match=name):
+        run_seeds(dict.fromkeys, ("a",), **args)

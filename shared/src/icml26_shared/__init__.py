@@ -22,7 +22,7 @@ from .figures import new_figure, save_figure
 from .log import configure_logging, get_logger
 from .progress import progress
 from .records import SCHEMA_VERSION, Claim, Config, Experiment, Record, summarise
-from .seeding import Seeded, derive, seed_everything
+from .seeding import Seeded, derive, run_seeds, seed_everything
 from .validation import (
     check_array,
     check_choice,
@@ -72,6 +72,7 @@ __all__ = [
     "load_planetoid",
     "new_figure",
     "progress",
+    "run_seeds",
     "save_figure",
     "seed_everything",
     "sha256_file",

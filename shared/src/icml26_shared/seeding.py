@@ -1,11 +1,16 @@
 """Seeding: ``seed_everything`` seeds python, numpy, torch and jax (where installed) and returns
-explicit generators; ``derive`` makes independent, reproducible sub-seeds from names."""
+explicit generators; ``derive`` makes independent, reproducible sub-seeds from names; ``run_seeds`` runs a
+per-seed measurement over the seeds of a run (in worker processes if asked) and collects per-seed metrics."""
 
 from __future__ import annotations
 
 import hashlib
 import importlib.util
+import logging
+import multiprocessing
 import random
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,3 +63,34 @@ def seed_everything(seed: int) -> Seeded:
 
         jax_key = jax.random.PRNGKey(seed)
     return Seeded(seed=seed, rng=np.random.default_rng(seed), torch_generator=torch_generator, jax_key=jax_key)
+
+
+def run_seeds(
+    measure_seed: Callable[[Any, int], dict[str, float]],
+    config: Any,
+    seeds: Sequence[int],
+    workers: int = 1,
+    logger: logging.Logger | None = None,
+    show: Callable[[str], bool] | None = None,
+) -> dict[str, list[float]]:
+    """``{metric: [value per seed]}`` from ``measure_seed(config, seed)`` for every seed, in seed order.
+
+    With ``workers > 1`` the seeds run in that many spawned processes (``measure_seed`` and ``config`` must be
+    picklable; each process should use one torch thread), else in this process. Every seed must return the
+    same metrics. ``logger`` gets one line per seed with the metrics for which ``show(name)`` is true.
+    """
+    check_int("workers", workers, 1)
+    if not seeds:
+        raise fail("seeds", seeds, "at least one seed")
+    if workers == 1 or len(seeds) == 1:
+        per_seed = [measure_seed(config, seed) for seed in seeds]
+    else:
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(min(workers, len(seeds)), mp_context=context) as pool:
+            per_seed = list(pool.map(measure_seed, [config] * len(seeds), seeds))
+    for seed, values in zip(seeds, per_seed, strict=True):
+        if set(values) != set(per_seed[0]):
+            raise fail("measure_seed", f"seed {seed}: {sorted(values)}", f"the metrics of seed {seeds[0]}")
+        if logger is not None:
+            logger.info("seed %d: %s", seed, {k: round(v, 4) for k, v in values.items() if show is None or show(k)})
+    return {name: [values[name] for values in per_seed] for name in per_seed[0]}

@@ -9,8 +9,6 @@ a rate or mean over its sweeps; the claims compare those over seeds.
 
 from __future__ import annotations
 
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +22,7 @@ from icml26_shared import (
     fail,
     get_logger,
     new_figure,
+    run_seeds,
     save_figure,
 )
 from icml26_shared import Config as BaseConfig
@@ -217,15 +216,7 @@ def _seed_metrics(rows: list[dict], methods: tuple[str, ...], config: Config) ->
 def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
     """Per-seed metrics for the claims and the README tables; seeds run in ``config.workers`` processes."""
     log = get_logger("cen-autofocus")
-    if config.workers == 1 or len(config.seeds) == 1:
-        per_seed = [measure_seed(config, seed) for seed in config.seeds]
-    else:
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(min(config.workers, len(config.seeds)), mp_context=context) as pool:
-            per_seed = list(pool.map(measure_seed, [config] * len(config.seeds), config.seeds))
-    for seed, values in zip(config.seeds, per_seed, strict=True):
-        log.info("seed %d: success %s", seed, {m: round(values[f"{m}_success"], 3) for m in ("cen", *BASELINES)})
-    out = {name: [values[name] for values in per_seed] for name in per_seed[0]}
+    out = run_seeds(measure_seed, config, config.seeds, config.workers, log, show=lambda k: k.endswith("_success"))
     _figures(out, config, out_dir)
     return out
 
