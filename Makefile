@@ -26,8 +26,8 @@ help:  ## this list
 uv:  ## install uv with pip when it is missing
 	@command -v uv >/dev/null 2>&1 || python3 -m uv --version >/dev/null 2>&1 || python3 -m pip install --quiet uv
 
-setup: uv  ## the workspace environment .venv with every package (from uv.lock)
-	$(UV) sync --locked --all-packages
+setup: uv  ## the workspace environment .venv with every package and optional extra (from uv.lock)
+	$(UV) sync --locked --all-packages --all-extras
 
 test: uv  ## every member's tests, each in an environment synced from its own dependencies
 	python3 tools/ci.py --jobs 2
