@@ -33,19 +33,19 @@ RESIDUAL_MARGIN = 0.05  # [INF] "residual not worse than hard by more than a sma
 class Config(BaseConfig):
     image_size: int = 16
     patch: int = 2
-    dim: int = 64
+    dim: int = 48
     depth: int = 4
     heads: int = 4
-    train_steps: int = 400
+    train_steps: int = 1000
     batch_size: int = 32
-    lr: float = 1e-3
-    object_rate: float = 0.5  # share of training scenes that hold an object
+    lr: float = 2e-3
+    object_rate: float = 1.0  # share of training scenes that hold an object (all: the model expects one)
     model_seed: int = 0
     scenes: int = 32  # removal scenes per seed
-    strength: float = 0.8  # SDEdit noise level (AttentiveEraser default)
+    strength: float = 0.6  # SDEdit level: abar = 0.046, SD's abar at AttentiveEraser's default 0.8 (0.043)
     steps: int = 20  # DDIM steps at strength 1
-    guidance: float = 3.0  # SARG scale w
-    ss_steps: int = 4  # steps with similarity suppression (AttentiveEraser: 9 of 40 -> 4 of 16)
+    guidance: float = 3.0  # SARG scale w (AttentiveEraser on SDXL: 9, which breaks our toy model)
+    ss_steps: int = 3  # steps with similarity suppression (AttentiveEraser: 10 of 40 -> 3 of 12)
     ss_scale: float = 0.3  # AttentiveEraser default
     fixed_strength: float = 0.5  # the fixed soft baseline's lambda
     lambda_max: float = 1.0  # AdaEraser's strength at full presence
@@ -82,9 +82,9 @@ CONFIGS = {
         train_steps=20000,
         batch_size=64,
         scenes=200,
+        lr=1e-3,
         steps=50,
-        ss_steps=9,
-        guidance=9.0,
+        ss_steps=8,
     ),
 }
 
