@@ -57,11 +57,14 @@ def test_only_touched_groups_change_and_hold_state(seed, k, switch_every):
     for _ in range(4):
         before = [[p.detach().clone() for p in g] for g in groups]
         tt.step(lambda: F.cross_entropy(model(X), y))
+        moved = [
+            any(not torch.equal(p, q) for p, q in zip(group, before[index], strict=True))
+            for index, group in enumerate(groups)
+        ]
+        assert len(tt.selected) == k and any(moved[g] for g in tt.selected)
         for index, group in enumerate(groups):
-            moved = any(not torch.equal(p, q) for p, q in zip(group, before[index], strict=True))
-            assert moved == (index in tt.selected) or not moved  # untouched groups never move
-            if index not in tt.selected:
-                assert not moved and all(p not in tt.optimizer.state for p in group)
+            if index not in tt.selected:  # untouched groups never move and hold no AdamW state
+                assert not moved[index] and all(p not in tt.optimizer.state for p in group)
         touched = sum(p.numel() for g in tt.selected for p in groups[g])
         assert optimizer_state_bytes(tt.optimizer) == 2 * 4 * touched + 4 * sum(len(groups[g]) for g in tt.selected)
 

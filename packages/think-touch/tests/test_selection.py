@@ -122,3 +122,8 @@ def test_rejects_unknown_strategy_and_missing_gradients():
 def test_rejects_bad_dep_round_input():
     with pytest.raises(ValueError, match="p="):
         dep_round(np.array([0.5, 0.7]), np.random.default_rng(0))
+
+
+def test_rejects_observe_before_choose():
+    with pytest.raises(RuntimeError, match="before choose"):
+        Exp3M(4, 2).observe(np.array([0, 1]), np.array([0.5, 0.5]))

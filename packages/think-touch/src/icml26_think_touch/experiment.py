@@ -32,6 +32,15 @@ from icml26_shared import Config as BaseConfig
 
 SELECTIVE = ("bandit", "greedy", "random", "cyclic")  # strategies with k of G groups per step
 COVERING = ("greedy", "bandit", "random", "cyclic")  # quadratic: strategies meeting the coverage condition
+COLORS = {
+    "full": "black",
+    "lora": "tab:purple",
+    "bandit": "tab:blue",
+    "greedy": "tab:green",
+    "random": "tab:orange",
+    "cyclic": "tab:brown",
+    "excluding": "tab:red",
+}
 
 
 @dataclass(frozen=True)
@@ -235,11 +244,12 @@ def _figure(curves: list[dict[str, np.ndarray]], config: Config, out_dir: Path) 
     for label in ("full", "lora", *SELECTIVE):
         curve = np.mean([c[label] for c in curves], axis=0)
         steps = np.minimum(np.arange(len(curve)) * 25, config.steps)
-        left.plot(steps, curve, label=label if label in ("full", "lora") else f"{label} (k={config.k}/{config.G})")
+        name = label if label in ("full", "lora") else f"{label} (k={config.k}/{config.G})"
+        left.plot(steps, curve, label=name, color=COLORS[label])
     left.set(yscale="log", xlabel="fine-tuning step", ylabel="task-B training loss", title=config.dataset)
     left.legend(fontsize=7)
     for name in (*COVERING, "excluding"):
-        right.plot(curves[0][f"quad_{name}"], label=name)
+        right.plot(curves[0][f"quad_{name}"], label=name, color=COLORS[name])
     right.set(yscale="log", xlabel="step", ylabel="||grad f|| / ||grad f_0||", title="convex quadratic (seed 0)")
     right.legend(fontsize=7)
     save_figure(fig, out_dir / "think_touch.png")

@@ -129,6 +129,8 @@ class Exp3M(Strategy):
 
     def observe(self, selected: np.ndarray, rewards: np.ndarray) -> None:
         rewards = check_rewards(selected, rewards)
+        if not hasattr(self, "_p"):
+            raise RuntimeError("Exp3M.observe before choose: the probabilities of the round are unknown")
         if (rewards > 1 + 1e-9).any():
             raise fail("rewards", rewards, "rewards in [0, 1] (normalise the squared gradient norms)")
         xhat = rewards / self._p[selected]  # importance-weighted estimate, unbiased for E[x_g]
