@@ -51,3 +51,46 @@ def test_missing_weights_raise_a_clear_error(tmp_path):
 
     with pytest.raises((FileNotFoundError, ImportError), match="model_path="):  # ImportError without the extra
         load_pipeline(str(tmp_path / "no-model"))
+
+
+class _FakePipeline:
+    """What measure_sd35 uses of StableDiffusion3Pipeline, around the tiny MMDiT (random prompt embeddings)."""
+
+    def __init__(self):
+        generator = _tiny_generator()
+        self.transformer, self.scheduler = generator.transformer, generator.scheduler
+        self.device = torch.device("cpu")
+
+    def encode_prompt(self, prompt, **kwargs):
+        gen = torch.Generator().manual_seed(len(prompt))
+        return (
+            torch.randn(1, 5, 16, generator=gen),
+            torch.randn(1, 5, 16, generator=gen),
+            torch.randn(1, 16, generator=gen),
+            torch.randn(1, 16, generator=gen),
+        )
+
+
+def test_paper_measurement_runs_end_to_end_on_a_stand_in_pipeline(tmp_path, monkeypatch):
+    from icml26_diffusion_geometry import sd3
+    from icml26_diffusion_geometry.experiment import CLAIMS, Config
+
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("pair_id\tlabel\tprompt\n1\tid\ta red apple\n1\tood\tan apple made of thunder\n")
+    monkeypatch.setattr(sd3, "LATENT_SHAPE", (4, 8, 8))
+    monkeypatch.setattr(sd3, "load_pipeline", lambda path: _FakePipeline())
+    config = Config(
+        seeds=(0,),
+        backbone="sd3.5-medium",
+        d_low=2,
+        sampler_steps=2,
+        samples=3,
+        sensitivity_directions=2,
+        full_norm_samples=1,
+        bootstrap=5,
+        prompt_pairs=str(pairs),
+        ablation_guidance=(),
+    )
+    metrics = sd3.measure_sd35(config, tmp_path)
+    assert {c.metric for c in CLAIMS} <= set(metrics)
+    assert all(len(v) == 1 for v in metrics.values())

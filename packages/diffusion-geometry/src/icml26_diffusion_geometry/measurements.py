@@ -103,7 +103,7 @@ def train_model(config, seed: int):
     return model.double().eval()
 
 
-def _statistics(config, seed: int, geo_id, geo_ood, extra: dict[str, np.ndarray]) -> dict[str, float]:
+def id_ood_statistics(config, seed: int, geo_id, geo_ood, extra: dict[str, np.ndarray]) -> dict[str, float]:
     """Correlations, their paired bootstrap, medians, hotspot rates and OOD-detection AUROCs."""
     from .statistics import auroc, bootstrap_p_value, spearman
 
@@ -175,7 +175,7 @@ def digits_case(config, seed: int) -> tuple[dict[str, float], dict[str, Any]]:
     m = config.full_norm_samples
     gen = torch.Generator().manual_seed(derive(seed, "power"))
     full = full_spectral_norm(F, z[:m], conditions["id"][:m], config.power_iters, gen)
-    metrics = _statistics(config, seed, geos["id"], geos["ood"], extra)
+    metrics = id_ood_statistics(config, seed, geos["id"], geos["ood"], extra)
     for name, geo_w in ablation.items():
         lc_id, lc_ood = geo_w["id"].LC.numpy(), geo_w["ood"].LC.numpy()
         corr_id, corr_ood = (spearman(geo_w[k].LC.numpy(), geo_w[k].PHFE.numpy()) for k in ("id", "ood"))

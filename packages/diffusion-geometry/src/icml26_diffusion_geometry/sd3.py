@@ -92,7 +92,7 @@ def measure_sd35(config, out_dir: Path) -> dict[str, list[float]]:
     """The paper config: every prompt pair's ID and OOD prompt from the same latents, per seed."""
     from .baselines import output_sensitivity
     from .data import load_prompt_pairs
-    from .measurements import _statistics, analytic_case
+    from .measurements import analytic_case, id_ood_statistics
     from .method import generative_geometry
 
     pairs = load_prompt_pairs(config.prompt_pairs)
@@ -115,14 +115,18 @@ def measure_sd35(config, out_dir: Path) -> dict[str, list[float]]:
                     negative_prompt="",
                 )
                 F = SD3Generator(pipe.transformer, pipe.scheduler, embeddings, config.sampler_steps, config.guidance)
-                gen = torch.Generator().manual_seed(derive(seed, "subspace", pair_id))
-                geos[label].append(generative_geometry(F, z, config.d_low, config.eps, generator=gen, batch_size=4))
-                gen = torch.Generator().manual_seed(derive(seed, "sensitivity", pair_id))
-                sens[label].append(output_sensitivity(F, z, None, config.eps, config.sensitivity_directions, gen))
+                for i in range(config.samples):  # one latent at a time: W alone is D x D_low = 16 MB
+                    gen = torch.Generator().manual_seed(derive(seed, "subspace", pair_id, i))
+                    one = z[i : i + 1]
+                    geos[label].append(
+                        generative_geometry(F, one, config.d_low, config.eps, generator=gen, batch_size=4)
+                    )
+                    gen = torch.Generator().manual_seed(derive(seed, "sensitivity", pair_id, i))
+                    sens[label].append(output_sensitivity(F, one, None, config.eps, config.sensitivity_directions, gen))
                 log.info("seed %d pair %d %s done", seed, pair_id, label)
         pooled = {label: _pool(parts) for label, parts in geos.items()}
         extra = {"sensitivity": [torch.cat(sens["ID"]).numpy(), torch.cat(sens["OOD"]).numpy()]}
-        values = analytic_case(config, seed) | _statistics(config, seed, pooled["ID"], pooled["OOD"], extra)
+        values = analytic_case(config, seed) | id_ood_statistics(config, seed, pooled["ID"], pooled["OOD"], extra)
         for key, value in values.items():
             metrics.setdefault(key, []).append(float(value))
     return metrics
