@@ -37,6 +37,7 @@ def test_configs_and_claims():
         ({"gamma": 0.0}, "gamma"),
         ({"lr": -1.0}, "lr"),
         ({"lora_rank": 0}, "lora_rank"),
+        ({"lora_lr_scale": 0.0}, "lora_lr_scale"),
         ({"quad_condition": 0.5}, "quad_condition"),
         ({"steps": 0}, "steps"),
     ],
