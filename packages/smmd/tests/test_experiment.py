@@ -1,6 +1,9 @@
+"""The smoke run end to end, the results.json schema, and the experiment's bad inputs."""
+
 import json
 
-from icml26_smmd.experiment import EXPERIMENT
+import pytest
+from icml26_smmd.experiment import CLAIMS, CONFIGS, EXPERIMENT, OBJECTIVES, TASKS, Config
 
 
 def test_smoke_run_writes_results(tmp_path):
@@ -10,3 +13,41 @@ def test_smoke_run_writes_results(tmp_path):
     assert {c["id"] for c in data["claims"]} == {c.id for c in EXPERIMENT.claims}
     assert all(c["verdict"] in {"holds", "fails", "inconclusive"} for c in data["claims"])
     assert record.claims == data["claims"]
+    assert data["figures"] == ["mae_accuracy.png"]
+    for task in TASKS:
+        for name in OBJECTIVES:
+            accs = data["metrics"][f"{task}_{name}_acc"]["per_seed"]
+            assert len(accs) == len(CONFIGS["smoke"].seeds) and all(0 <= a <= 1 for a in accs)
+            assert all(m >= 0 for m in data["metrics"][f"{task}_{name}_mae"]["per_seed"])
+
+
+def test_configs_and_claims():
+    assert set(CONFIGS) == {"smoke", "quick", "paper"}
+    assert len(CONFIGS["quick"].seeds) >= 3
+    assert len({c.metric for c in CLAIMS}) == len(CLAIMS)
+
+
+def test_rejects_unknown_config_and_bad_seeds():
+    with pytest.raises(ValueError, match="config="):
+        EXPERIMENT.run("huge")
+    with pytest.raises(ValueError, match="seeds="):
+        Config(seeds=())
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        ({"clock_train": 0}, "clock_train"),
+        ({"clock_epochs": 0}, "clock_epochs"),
+        ({"addition_train": 10_000}, "addition_train"),
+        ({"addition_test": 9500}, "addition_test"),
+        ({"lam": 0.0}, "lam"),
+        ({"ntl_lam": -1.0}, "ntl_lam"),
+        ({"lr": 0.0}, "lr"),
+        ({"clock_noise": 2.0}, "clock_noise"),
+        ({"workers": 0}, "workers"),
+    ],
+)
+def test_config_rejects_bad_values(kwargs, name):
+    with pytest.raises(ValueError, match=f"{name}="):
+        Config(**kwargs)
