@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from icml26_shared.datasets import FASHION_DIR
 from icml26_think_touch.data import transfer_tasks
 
 
@@ -22,3 +23,10 @@ def test_rejects_unknown_dataset_and_bad_sizes():
         transfer_tasks("mnist")
     with pytest.raises(ValueError, match="n_train="):
         transfer_tasks("digits", n_train=0)
+
+
+@pytest.mark.skipif(not FASHION_DIR.is_dir(), reason="apt-get install dataset-fashion-mnist")
+def test_fashion_tasks_for_the_paper_config():
+    a, b = transfer_tasks("fashion", seed=0, n_train=600, n_test=200)
+    assert a.X_train.shape[1] == b.X_train.shape[1] == 784
+    assert len(a.y_train) + len(b.y_train) == 600 and set(np.unique(b.y_test)) <= set(range(5))
