@@ -18,6 +18,7 @@ def test_smoke_run_writes_results(tmp_path):
         assert len(data["metrics"][f"psnr_in_{method}"]["per_seed"]) == len(CONFIGS["smoke"].seeds)
     assert all(0 <= p <= 1 for p in data["metrics"]["paired_p_psnr_adaptive_vs_hard"]["per_seed"])
     assert all(0 <= v <= 1 for v in data["metrics"]["adaptive_strength_last_step"]["per_seed"])
+    assert len(data["metrics"]["psnr_in_adaptive_minus_hard_w1"]["per_seed"]) == 2
 
 
 def test_configs_and_claims():

@@ -193,7 +193,7 @@ def measure_seed(config: Config, model, seed: int) -> tuple[dict[str, float], di
     from .removal import remove_object
 
     scenes = make_scenes(config.scenes, config.image_size, np.random.default_rng(derive(seed, "scenes")))
-    outputs, traces = {}, {}
+    outputs, traces, noise = {}, {}, derive(seed, "noise")
     for name, control in controls(config).items():
         removal = remove_object(
             model,
@@ -203,7 +203,7 @@ def measure_seed(config: Config, model, seed: int) -> tuple[dict[str, float], di
             config.strength,
             config.steps,
             config.guidance,
-            derive(seed, "noise"),
+            noise,
         )
         outputs[name], traces[name] = removal, removal.trace
     inpainted = biharmonic_inpaint(scenes.image, scenes.mask)
@@ -228,6 +228,18 @@ def measure_seed(config: Config, model, seed: int) -> tuple[dict[str, float], di
     out["paired_p_psnr_adaptive_vs_hard"] = metrics.paired_sign_test(
         per_scene["adaptive"]["psnr_in"] - per_scene["hard"]["psnr_in"]
     )
+    # sensitivity (not a claim): the same comparison without redirection guidance (w = 1, edited branch alone)
+    plain = {
+        name: remove_object(
+            model, scenes.image, scenes.mask, controls(config)[name], config.strength, config.steps, 1.0, noise
+        ).image
+        for name in ("hard", "adaptive")
+    }
+    for metric, score in (
+        ("psnr_in", lambda x: metrics.psnr(x, scenes.background, scenes.mask)),
+        ("residual", lambda x: metrics.object_residual(x, scenes.background, scenes.object_mask, scenes.object_color)),
+    ):
+        out[f"{metric}_adaptive_minus_hard_w1"] = float((score(plain["adaptive"]) - score(plain["hard"])).mean())
     adaptive_trace = np.array(traces["adaptive"])
     steps = int(adaptive_trace[:, 0].max()) + 1
     strength_by_step = np.array([adaptive_trace[adaptive_trace[:, 0] == s, 2].mean() for s in range(steps)])
