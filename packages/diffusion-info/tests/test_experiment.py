@@ -16,7 +16,7 @@ def test_smoke_run_writes_results(tmp_path, monkeypatch):
     # the exact-score integrals agree with their KL identities even at smoke size
     assert metrics["gmm_mi_identity_error"]["mean"] < 0.2 and metrics["gmm_snn_identity_error"]["mean"] < 0.1
     assert 0 < metrics["gmm_snn_fraction_late"]["mean"] < 1
-    assert all(0 <= metrics[f"accuracy_{k}"]["mean"] <= 1 for k in ("conditional", "full", "interval"))
+    assert all(0 <= metrics[f"accuracy_{k}"]["mean"] <= 1 for k in ("conditional", "full", "interval", "late_only"))
 
 
 def test_quick_config_has_at_least_three_seeds():

@@ -60,7 +60,19 @@ def test_sampler_rejects_bad_arguments():
     model = EntropyMatchingMLP(2, 2, S, width=8)
     with pytest.raises(ValueError, match="labels="):
         cfg_sample(model, np.array([0, 2]), w=1.0, seed=0)
-    with pytest.raises(ValueError, match="t_guide="):
-        cfg_sample(model, np.array([0, 1]), w=1.0, seed=0, t_guide=1.5)
+    with pytest.raises(ValueError, match="interval="):
+        cfg_sample(model, np.array([0, 1]), w=1.0, seed=0, interval=(0.5, 1.5))
+    with pytest.raises(ValueError, match="interval="):
+        cfg_sample(model, np.array([0, 1]), w=1.0, seed=0, interval=(0.5, 0.2))
     with pytest.raises(ValueError, match="steps="):
         cfg_sample(model, np.array([0, 1]), w=1.0, seed=0, steps=0)
+
+
+def test_guidance_outside_its_interval_is_the_conditional_sampler():
+    model = EntropyMatchingMLP(2, 2, S, width=8)
+    torch.nn.init.normal_(model.out.weight)  # a non-trivial model
+    labels = np.array([0, 1, 1])
+    plain = cfg_sample(model, labels, w=1.0, seed=3, steps=20)
+    empty = cfg_sample(model, labels, w=5.0, seed=3, steps=20, interval=(0.0, 1e-4))  # below eps: never applied
+    guided = cfg_sample(model, labels, w=5.0, seed=3, steps=20)
+    assert np.allclose(plain, empty) and not np.allclose(plain, guided)

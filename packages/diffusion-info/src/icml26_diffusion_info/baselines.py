@@ -44,12 +44,13 @@ def cfg_sample(
     seed: int,
     steps: int = 200,
     eps: float = 1e-3,
-    t_guide: float = 0.0,
+    interval: tuple[float, float] = (0.0, 1.0),
 ) -> np.ndarray:
     """Reverse-SDE samples (Euler-Maruyama from t = 1 to eps) with guided score s_u + w (s_c - s_u).
 
-    Guidance weight ``w`` applies at ``t > t_guide``; below it the plain conditional score (w = 1) is
-    used. ``t_guide = 0`` is ordinary CFG; w = 1 everywhere is the conditional model without guidance.
+    Guidance weight ``w`` applies for t in ``interval = (t_lo, t_hi]``; elsewhere the plain conditional
+    score (w = 1) is used. ``(0, 1)`` is ordinary CFG, ``(0.1, 1)`` guidance only early in generation,
+    ``(0, 0.1)`` only late; w = 1 is the conditional model without guidance.
     """
     labels = torch.as_tensor(check_array("labels", labels, ndim=1)).long()
     if labels.min() < 0 or labels.max() >= model.n_classes:
@@ -57,7 +58,11 @@ def cfg_sample(
     w = check_number("w", w)
     steps = check_int("steps", steps, 1)
     eps = check_closed_interval("eps", eps, 1e-6, 0.5)
-    t_guide = check_closed_interval("t_guide", t_guide, 0.0, 1.0)
+    if (
+        len(interval) != 2
+        or not 0 <= check_number("interval", interval[0]) < check_number("interval", interval[1]) <= 1
+    ):
+        raise fail("interval", interval, "(t_lo, t_hi) with 0 <= t_lo < t_hi <= 1, times of the schedule")
     schedule: VPSchedule = model.schedule
     generator = torch.Generator().manual_seed(seed)
     n = labels.shape[0]
@@ -69,7 +74,7 @@ def cfg_sample(
             dt = t - t_next
             tt = torch.full((n,), float(t))
             e_cond, e_uncond = model(x, tt, labels), model(x, tt, null)
-            weight = w if t > t_guide else 1.0
+            weight = w if interval[0] < t <= interval[1] else 1.0
             score = -x / schedule.kappa**2 + e_uncond + weight * (e_cond - e_uncond)
             beta = float(schedule.beta(t))
             drift = -0.5 * beta * x - schedule.kappa**2 * beta * score  # forward drift minus sigma^2 s

@@ -287,7 +287,8 @@ def measure_digits(config: Config, seed: int) -> tuple[dict[str, float], dict]:
     variants = {
         "conditional": dict(w=1.0),
         "full": dict(w=config.w),
-        "interval": dict(w=config.w, t_guide=config.t_split),
+        "interval": dict(w=config.w, interval=(config.t_split, 1.0)),
+        "late_only": dict(w=config.w, interval=(0.0, config.t_split)),
     }
     for name, kwargs in variants.items():
         samples = cfg_sample(models["full"], wanted, seed=sample_seed, steps=config.sample_steps, **kwargs)
