@@ -171,6 +171,13 @@ def test_rejects_covariance_of_wrong_shape(setup):
         compute_engram(model, target, bad)
 
 
+def test_rejects_non_finite_target_statistics(setup):
+    model, target, total = setup
+    bad = Statistics({k: torch.full_like(v, float("nan")) for k, v in target.cov.items()}, dict(target.count))
+    with pytest.raises(ValueError, match="targets=.*non-finite"):
+        compute_engram(model, bad, total)
+
+
 def test_rejects_statistics_of_other_layers(setup):
     _, target, total = setup
     with pytest.raises(ValueError, match="total="):

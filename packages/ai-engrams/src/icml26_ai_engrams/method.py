@@ -279,6 +279,8 @@ def compute_engrams(
                 raise fail("targets", f"{key}: {n} > {n_total} samples", "a subset of the total set")
             if target.cov[name].shape != total.cov[name].shape:
                 raise fail("targets", f"{key}: {tuple(target.cov[name].shape)}", "the total set's covariance shape")
+            if not torch.isfinite(target.cov[name]).all():
+                raise fail("targets", f"{key}: non-finite statistics in {name}", "finite second moments")
             e = (n / n_total) * w @ target.cov[name] @ pinv_total  # E = W~ Sigma_T Sigma_U^+
             has_bias = layers[name].bias is not None
             weight[name] = e[:, :-1] if has_bias else e
