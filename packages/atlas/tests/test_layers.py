@@ -31,15 +31,17 @@ def test_memory_learns_in_eval_and_no_grad_mode():
 
 
 def test_mqar_batch_layout():
-    tokens, targets = mqar_batch(3, 5, 20, torch.Generator().manual_seed(0))
-    assert tokens.shape == targets.shape == (3, 15)
-    keys, values = tokens[:, 0:10:2], tokens[:, 1:10:2]
-    assert (keys < 10).all() and (values >= 10).all()
+    inputs, targets = mqar_batch(3, 5, 20, torch.Generator().manual_seed(0))
+    assert inputs.shape == (3, 10, 2) and targets.shape == (3, 10)
+    keys, values = inputs[:, :5, 0], inputs[:, :5, 1]
+    assert (keys < 10).all() and (values >= 10).all() and (values < 20).all()
+    assert (inputs[:, 5:, 1] == 20).all()  # the blank id in the value slot of every query
     assert all(len(set(row.tolist())) == 5 for row in keys)
-    assert (targets[:, :10] == IGNORE).all()
+    assert (targets[:, :5] == IGNORE).all()
     for b in range(3):
         lookup = dict(zip(keys[b].tolist(), values[b].tolist(), strict=True))
-        assert [lookup[q] for q in tokens[b, 10:].tolist()] == targets[b, 10:].tolist()
+        assert sorted(inputs[b, 5:, 0].tolist()) == sorted(lookup)
+        assert [lookup[q] for q in inputs[b, 5:, 0].tolist()] == targets[b, 5:].tolist()
 
 
 def test_random_pairs_are_unit_keys():
@@ -67,6 +69,8 @@ def test_bad_inputs():
         MemoryLayer(8, heads=1, head_dim=4)(torch.randn(2, 3, 7))
     with pytest.raises(ValueError, match="tokens="):
         RecallModel(10, d_model=8, heads=1, head_dim=4)(torch.tensor([[3, 11]]))
+    with pytest.raises(ValueError, match="tokens="):
+        RecallModel(10, d_model=8, heads=1, head_dim=4)(torch.tensor([[0.5, 1.0]]))
     with pytest.raises(ValueError, match="n_pairs="):
         mqar_batch(2, 6, 10, torch.Generator())
     with pytest.raises(ValueError, match="steps="):

@@ -1,8 +1,11 @@
 """Generated data: random key-value pairs (memory capacity) and multi-query associative recall (MQAR).
 
 MQAR (Arora et al., Zoology, 2023; the recall task of the paper's Section 6) shows ``n_pairs`` key-value
-token pairs, then every key again in a random order; at each repeated key the model must output the
-value that followed it. Keys and values come from disjoint halves of the vocabulary.
+pairs, then every key again in a random order; at each repeated key the model must output the value
+stored with it. Keys and values come from disjoint halves of the vocabulary. Ours: each pair arrives
+at one position (key and value ids, embedded and summed) instead of two consecutive tokens, so the test
+measures what the memory stores rather than how fast a tiny model learns to pair neighbours (the
+shift/induction step that Zoology's format adds).
 """
 
 from __future__ import annotations
@@ -22,9 +25,11 @@ def random_pairs(n: int, d_k: int, d_v: int, generator: torch.Generator) -> tupl
 
 
 def mqar_batch(batch: int, n_pairs: int, vocab: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
-    """Tokens (batch, 3 n_pairs) ``k_1 v_1 ... k_n v_n q_1 ... q_n`` and targets (IGNORE except at queries).
+    """Inputs (batch, 2 n_pairs, 2) and targets (batch, 2 n_pairs): ``n_pairs`` (key, value) positions,
+    then every key again as a query in a random order, with the blank id ``vocab`` in the value slot.
 
     Keys are distinct within a sequence, drawn from ids [0, vocab/2); values from [vocab/2, vocab).
+    Targets are IGNORE except at the queries, where they are the value stored with that key.
     """
     batch, n_pairs, vocab = check_int("batch", batch, 1), check_int("n_pairs", n_pairs, 1), check_int("vocab", vocab, 2)
     half = vocab // 2
@@ -34,7 +39,8 @@ def mqar_batch(batch: int, n_pairs: int, vocab: int, generator: torch.Generator)
     values = half + torch.randint(0, vocab - half, (batch, n_pairs), generator=generator)
     order = torch.rand(batch, n_pairs, generator=generator).argsort(dim=-1)
     queries = keys.gather(1, order)
-    tokens = torch.cat([torch.stack([keys, values], dim=-1).flatten(1), queries], dim=1)
-    targets = torch.full_like(tokens, IGNORE)
-    targets[:, 2 * n_pairs :] = values.gather(1, order)
-    return tokens, targets
+    blank = torch.full_like(values, vocab)
+    inputs = torch.stack([torch.cat([keys, queries], 1), torch.cat([values, blank], 1)], dim=-1)
+    targets = torch.full((batch, 2 * n_pairs), IGNORE, dtype=torch.long)
+    targets[:, n_pairs:] = values.gather(1, order)
+    return inputs, targets

@@ -48,7 +48,7 @@ class Config(BaseConfig):
     mqar_rules: tuple[str, ...] = ("atlas", "deltanet", "linear_attention", "softmax")
     mqar_vocab: int = 64
     mqar_pairs: int = 12
-    mqar_steps: int = 600
+    mqar_steps: int = 300
     mqar_batch: int = 32
     mqar_eval: int = 512
     d_model: int = 32
@@ -57,7 +57,8 @@ class Config(BaseConfig):
     degree: int = 2
     window: int = 4
     chunk_size: int = 16
-    lr: float = 3e-3
+    conv_size: int = 1  # a pair arrives at one position, so no shift is needed (ours; the paper uses 4)
+    lr: float = 1e-2
     workers: int = 1  # processes running seeds in parallel (one torch thread each)
 
     def __post_init__(self) -> None:
@@ -74,8 +75,9 @@ class Config(BaseConfig):
             "mqar_batch",
         ):
             check_int(name, getattr(self, name), 1)
-        for name in ("mqar_eval", "d_model", "heads", "head_dim", "degree", "window", "chunk_size", "workers"):
+        for name in ("mqar_eval", "d_model", "heads", "head_dim", "degree", "window", "chunk_size", "conv_size"):
             check_int(name, getattr(self, name), 1)
+        check_int("workers", self.workers, 1)
         check_int("capacity_max_pairs", self.capacity_max_pairs, 2)
         check_int("kernel_degree", self.kernel_degree, 1, 8)
         check_int("mqar_pairs", self.mqar_pairs, 1, self.mqar_vocab // 2)
@@ -122,6 +124,7 @@ CONFIGS = {
         heads=4,
         head_dim=64,
         chunk_size=64,
+        conv_size=4,
         lr=1e-3,
         workers=5,
     ),
@@ -291,7 +294,7 @@ def measure_mqar(config: Config, seed: int) -> dict[str, float]:
         torch.manual_seed(derive(seed, "init"))
         model = RecallModel(
             config.mqar_vocab, config.d_model, 1, heads=config.heads, head_dim=config.head_dim, rule=rule,
-            degree=config.degree, window=config.window, chunk_size=config.chunk_size,
+            degree=config.degree, window=config.window, chunk_size=config.chunk_size, conv_size=config.conv_size,
         )  # fmt: skip
         losses = train_recall(
             model, config.mqar_steps, config.mqar_batch, config.mqar_pairs, derive(seed, "train"), config.lr

@@ -24,7 +24,7 @@ def symmetric_square(x: torch.Tensor) -> torch.Tensor:
     """
     d = x.shape[-1]
     rows, cols = torch.triu_indices(d, d, device=x.device)
-    scale = torch.where(rows == cols, 1.0, math.sqrt(2.0)).to(x.dtype)
+    scale = torch.full(rows.shape, math.sqrt(2.0), dtype=x.dtype, device=x.device).masked_fill(rows == cols, 1.0)
     return x[..., rows] * x[..., cols] * scale
 
 

@@ -103,13 +103,17 @@ class MemoryLayer(nn.Module):
 
 
 class RecallModel(nn.Module):
-    """Embedding, ``layers`` pre-norm blocks (memory layer + MLP), norm, vocabulary head: (B, T) -> (B, T, vocab)."""
+    """Embedding, ``layers`` pre-norm blocks (memory layer + MLP), norm, vocabulary head.
+
+    Input ids (B, T) or (B, T, S) with ``S`` id slots per position whose embeddings are summed (MQAR's
+    key and value slots); id ``vocab`` is the blank. Output logits (B, T, vocab).
+    """
 
     def __init__(self, vocab: int, d_model: int = 32, layers: int = 1, **layer_kwargs) -> None:
         super().__init__()
         self.vocab = check_int("vocab", vocab, 2)
         check_int("layers", layers, 1)
-        self.embed = nn.Embedding(vocab, d_model)
+        self.embed = nn.Embedding(vocab + 1, d_model)
         self.mixers = nn.ModuleList(MemoryLayer(d_model, **layer_kwargs) for _ in range(layers))
         self.mlps = nn.ModuleList(
             nn.Sequential(
@@ -121,9 +125,10 @@ class RecallModel(nn.Module):
         self.head = nn.Sequential(nn.LayerNorm(d_model), nn.Linear(d_model, vocab))
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
-        if tokens.ndim != 2 or tokens.dtype != torch.long or tokens.min() < 0 or tokens.max() >= self.vocab:
-            raise fail("tokens", tuple(tokens.shape), f"a (B, T) long tensor of ids in [0, {self.vocab})")
+        if tokens.ndim not in (2, 3) or tokens.dtype != torch.long or tokens.min() < 0 or tokens.max() > self.vocab:
+            raise fail("tokens", tuple(tokens.shape), f"a (B, T) or (B, T, S) long tensor of ids in [0, {self.vocab}]")
         x = self.embed(tokens)
+        x = x.sum(-2) if tokens.ndim == 3 else x
         for norm, mixer, mlp in zip(self.norms, self.mixers, self.mlps, strict=True):
             x = x + mixer(norm(x))
             x = x + mlp(x)
