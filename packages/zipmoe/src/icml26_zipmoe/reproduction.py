@@ -29,9 +29,8 @@ def _trained_model(config: Config, seed: int, data):
 
     from .moe import TinyMoE, train_moe
 
-    def build():
-        torch.manual_seed(derive(seed, "init"))
-        model = TinyMoE(
+    def new_model() -> TinyMoE:
+        return TinyMoE(
             int(data.max()) + 1,
             config.d,
             config.heads,
@@ -41,6 +40,10 @@ def _trained_model(config: Config, seed: int, data):
             config.k,
             config.context,
         )
+
+    def build():
+        torch.manual_seed(derive(seed, "init"))
+        model = new_model()
         train_moe(
             model,
             torch.from_numpy(data[: config.n_chars]),
@@ -52,16 +55,7 @@ def _trained_model(config: Config, seed: int, data):
         return model.state_dict()
 
     key = f"zipmoe/tinymoe-{fingerprint([config.as_dict(), seed])}"
-    model = TinyMoE(
-        int(data.max()) + 1,
-        config.d,
-        config.heads,
-        config.layers,
-        config.d_ff,
-        config.num_experts,
-        config.k,
-        config.context,
-    )
+    model = new_model()
     model.load_state_dict(cached(key, build))
     return model.to(torch.bfloat16).eval()
 
