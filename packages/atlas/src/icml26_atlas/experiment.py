@@ -135,7 +135,7 @@ CLAIMS = [
         "poly_features_raise_capacity",
         "Degree-2 polynomial features raise the number of random pairs a matrix memory stores from about d_k to "
         "about d_k^2/2: capacity(phi_2) / capacity(identity) >= d_k / 2.",
-        "Section 3 (Prop. 1 and eqs. 4-5): capacity O(d_k) -> O(d_k^p) with phi_p",
+        "eqs. 4-5: a matrix memory stores O(d_k) pairs, O(d_k^p) with phi_p (no number for d_k = 16)",
         "capacity_ratio_over_half_dk",
         ">=",
         1.0,
@@ -144,7 +144,7 @@ CLAIMS = [
         "omega_beats_delta",
         "After one pass over a stream of d_k random pairs, the Omega rule (best window c, best eta) retrieves "
         "them with lower error than the delta rule (c = 1, best eta): error(Omega) - error(delta) < 0.",
-        "Section 3.1 (eqs. 9-10): Omega rule vs online (delta) rule; OmegaNet beats DeltaNet on every benchmark",
+        "eqs. 9-10: optimising over a window of past tokens (Omega) instead of the last one; OmegaNet > DeltaNet in LM",
         "omega_minus_delta_error",
         "<",
         0.0,
@@ -153,7 +153,7 @@ CLAIMS = [
         "chunked_equals_sequential",
         "The chunked parallel computation (chunk 16, window 4, momentum, NS5) equals the token-by-token "
         "recursion: max |y_chunked - y_sequential| < 1e-9 (float64).",
-        "Section 5 (eqs. 39-40): parallel training is an exact re-arrangement of the recurrence",
+        "eqs. 39-40: chunkwise parallel training computes the same recurrence (no error reported)",
         "chunked_max_abs_error",
         "<",
         1e-9,
@@ -162,7 +162,7 @@ CLAIMS = [
         "deep_transformer_is_softmax",
         "A Hebbian memory on exponential-kernel polynomial features phi* equals unnormalised softmax attention "
         "up to the Taylor remainder: relative error < 1e-3 at degree 6.",
-        "Section 4 (eqs. 22, 25-26): Transformers are linear memories with phi*; DeepTransformers generalise them",
+        "eqs. 22, 25-26: softmax attention is a Hebbian linear memory on the exp-kernel features phi*",
         "deep_transformer_relative_error",
         "<",
         1e-3,
@@ -171,7 +171,7 @@ CLAIMS = [
         "atlas_beats_linear_attention_mqar",
         "On multi-query associative recall with more pairs than the key dimension, an Atlas layer recalls more "
         "values than linear attention of the same size: accuracy(Atlas) - accuracy(linear attention) > 0.",
-        "Section 6, recall-intensive tasks (Table 3) and MAD/MQAR: Atlas > linear-memory RNNs",
+        "recall-intensive tasks: Atlas beats linear-memory recurrent models (abstract; no MQAR number in our notes)",
         "mqar_atlas_minus_linear_attention",
         ">",
         0.0,
