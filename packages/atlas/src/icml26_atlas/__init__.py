@@ -8,6 +8,7 @@ computed in parallel chunks; the linear-attention, DeltaNet and softmax-attentio
 from importlib.metadata import PackageNotFoundError, version
 
 from .features import PolynomialFeatures, exp_kernel_coefficients, polynomial_feature_dim, symmetric_square
+from .layers import MemoryLayer, RecallModel
 from .method import newton_schulz5, omega_least_squares, omega_memory, omega_memory_sequential
 
 try:
@@ -16,7 +17,9 @@ except PackageNotFoundError:  # pragma: no cover
     __version__ = "0+unknown"
 
 __all__ = [
+    "MemoryLayer",
     "PolynomialFeatures",
+    "RecallModel",
     "exp_kernel_coefficients",
     "newton_schulz5",
     "omega_least_squares",
