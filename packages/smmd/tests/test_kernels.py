@@ -19,10 +19,17 @@ def test_unsquashed_value_kernel_is_symmetric_psd_with_unit_diagonal(v, sigma, k
     assert torch.linalg.eigvalsh(K).min() > -1e-9
 
 
-@given(st.integers(-100, 100), st.integers(2, 300))
+@given(st.integers(-100, 100), st.integers(10, 300))
 def test_squashed_kernel_on_an_integer_range_is_psd(start, n):
+    # n >= squash factor + 1 = 10: the squash compresses the distances 1..n-1 (the vocabularies used here);
+    # on 3..9 consecutive integers it stretches them and K is not PSD (next test)
     K = value_distance_kernel(range(start, start + n))
     assert torch.linalg.eigvalsh(K).min() > -1e-9
+
+
+@pytest.mark.parametrize("n", range(3, 10))
+def test_squash_breaks_psd_on_short_integer_ranges(n):
+    assert torch.linalg.eigvalsh(value_distance_kernel(range(n))).min() < -1e-9
 
 
 def test_squash_can_break_psd_on_irregular_values():

@@ -11,8 +11,6 @@ each trained from the same initial stream of batches.
 
 from __future__ import annotations
 
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +24,7 @@ from icml26_shared import (
     fail,
     get_logger,
     new_figure,
+    run_seeds,
     save_figure,
 )
 from icml26_shared import Config as BaseConfig
@@ -319,42 +318,33 @@ def measure_seed(config: Config, seed: int) -> dict[str, float | list[float]]:
 def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
     """Per-seed metrics for the claims and the README tables; seeds run in ``config.workers`` processes."""
     log = get_logger("atlas")
-    if config.workers == 1:
-        per_seed = [measure_seed(config, seed) for seed in config.seeds]
-    else:
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(min(config.workers, len(config.seeds)), mp_context=context) as pool:
-            per_seed = list(pool.map(measure_seed, [config] * len(config.seeds), config.seeds))
-    for seed, values in zip(config.seeds, per_seed, strict=True):
-        log.info("seed %d: %s", seed, {k: round(v, 3) for k, v in values.items() if k.endswith(("_acc", "_best"))})
-    _figure(per_seed, config, out_dir)
-    return {
-        name: [values[name] for values in per_seed] for name in per_seed[0] if not name.startswith("capacity_curve")
-    }
+    out = run_seeds(
+        measure_seed, config, config.seeds, config.workers, log, show=lambda k: k.endswith(("_acc", "_best"))
+    )
+    _figure(out, config, out_dir)
+    return {name: values for name, values in out.items() if not name.startswith("capacity_curve")}
 
 
-def _figure(per_seed: list[dict], config: Config, out_dir: Path) -> None:
+def _figure(out: dict[str, list], config: Config, out_dir: Path) -> None:
     """Capacity curves, Omega vs delta over eta, the phi* Taylor error and the MQAR accuracies."""
     fig, axes = new_figure(ncols=4, size=(3.6, 3.0))
     ax = axes.ravel()
     n = np.array(_capacity_grid(config))
     for name, color in (("identity", "tab:gray"), ("poly2", "tab:blue")):
-        curve = np.mean([s[f"capacity_curve_{name}"] for s in per_seed], axis=0)
+        curve = np.mean(out[f"capacity_curve_{name}"], axis=0)
         ax[0].semilogy(n, np.maximum(curve, 1e-16), color=color, label=name)
     ax[0].axvline(config.capacity_dk**2 / 2, color="k", ls=":", lw=0.8)
     ax[0].set(xlabel="stored pairs N", ylabel="retrieval MSE / ||v||^2", title=f"capacity, d_k={config.capacity_dk}")
     ax[0].legend(fontsize=8)
     for c in (1, *config.windows):
-        errors = [np.mean([s[f"stream_c{c}_eta{eta:g}"] for s in per_seed]) for eta in config.etas]
+        errors = [np.mean(out[f"stream_c{c}_eta{eta:g}"]) for eta in config.etas]
         ax[1].plot(config.etas, errors, marker="o", label="delta (c=1)" if c == 1 else f"Omega c={c}")
     ax[1].set(xscale="log", yscale="log", xlabel="eta", ylabel="retrieval error", title="one pass over the stream")
     ax[1].legend(fontsize=8)
     degrees = np.arange(1, config.kernel_degree + 1)
-    ax[2].semilogy(
-        degrees, [np.mean([s[f"deep_transformer_error_p{p}"] for s in per_seed]) for p in degrees], marker="o"
-    )
+    ax[2].semilogy(degrees, [np.mean(out[f"deep_transformer_error_p{p}"]) for p in degrees], marker="o")
     ax[2].set(xlabel="degree p", ylabel="rel. error vs exp attention", title="Hebbian memory on phi*_p")
-    accs = np.array([[s[f"mqar_{r}_acc"] for s in per_seed] for r in config.mqar_rules])
+    accs = np.array([out[f"mqar_{r}_acc"] for r in config.mqar_rules])
     ax[3].bar(range(len(config.mqar_rules)), accs.mean(1), yerr=accs.std(1), color="tab:blue")
     ax[3].set_xticks(range(len(config.mqar_rules)), config.mqar_rules, rotation=30, fontsize=7)
     ax[3].set(ylabel="recall accuracy", title=f"MQAR, {config.mqar_pairs} pairs")

@@ -13,8 +13,6 @@ value <-> token kernel}, lam = 1.
 
 from __future__ import annotations
 
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +26,7 @@ from icml26_shared import (
     fail,
     get_logger,
     new_figure,
+    run_seeds,
     save_figure,
 )
 from icml26_shared import Config as BaseConfig
@@ -235,15 +234,7 @@ def measure_seed(config: Config, seed: int) -> dict[str, float]:
 def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
     """Per-seed metrics for the claims and the README tables; seeds run in ``config.workers`` processes."""
     log = get_logger("smmd")
-    if config.workers == 1:
-        per_seed = [measure_seed(config, seed) for seed in config.seeds]
-    else:
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(min(config.workers, len(config.seeds)), mp_context=context) as pool:
-            per_seed = list(pool.map(measure_seed, [config] * len(config.seeds), config.seeds))
-    for seed, values in zip(config.seeds, per_seed, strict=True):
-        log.info("seed %d: %s", seed, {k: round(v, 3) for k, v in values.items() if k.endswith("_mae")})
-    out = {name: [values[name] for values in per_seed] for name in per_seed[0]}
+    out = run_seeds(measure_seed, config, config.seeds, config.workers, log, show=lambda k: k.endswith("_mae"))
     _figure(out, out_dir)
     return out
 
