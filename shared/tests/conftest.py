@@ -54,6 +54,7 @@ def fake_papers(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(site))
     monkeypatch.setenv("PYTHONPATH", str(site))
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ICML26_RESULTS", str(tmp_path / "results"))  # the default results root
     importlib.invalidate_caches()
     yield site
     for name in ("fake_alpha", "fake_beta"):

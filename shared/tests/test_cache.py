@@ -1,9 +1,19 @@
 import hashlib
 import os
+import stat
 
 import numpy as np
 import pytest
-from icml26_shared import ChecksumError, atomic_writer, cache_dir, cached, fetch, sha256_file, verify
+from icml26_shared import (
+    ChecksumError,
+    atomic_write_text,
+    atomic_writer,
+    cache_dir,
+    cached,
+    fetch,
+    sha256_file,
+    verify,
+)
 from icml26_shared import cache as cache_module
 
 
@@ -155,3 +165,20 @@ def test_cached_bad_key(key):
 def test_cached_builder_must_return_arrays():
     with pytest.raises(ValueError, match=r"builder\(\)="):
         cached("empty", dict)
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077, 0o002])
+def test_written_files_honour_the_umask(tmp_path, monkeypatch, umask):
+    """Results, figures and cache entries get the mode of a plain open(): 0666 & ~umask (not mkstemp's 0600)."""
+    monkeypatch.setenv("ICML26_CACHE", str(tmp_path / "cache"))
+    old = os.umask(umask)
+    try:
+        atomic_write_text(tmp_path / "r.json", "{}")
+        entry = cached("umask/check", lambda: {"a": np.arange(3)})
+        assert entry["a"].tolist() == [0, 1, 2]
+        written = [tmp_path / "r.json", *sorted((tmp_path / "cache" / "cached" / "umask").iterdir())]
+    finally:
+        os.umask(old)
+    assert len(written) == 3
+    for path in written:
+        assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~umask, path

@@ -105,7 +105,7 @@ def test_paper_command(fake_papers, capsys):
     assert paper_main("alpha", ["claims"]) == 0
     assert "rule: mean(score) > 0" in capsys.readouterr().out
     assert paper_main("alpha", ["configs"]) == 0
-    assert "smoke: {'seeds': [0, 1], 'shift': 0.0}" in capsys.readouterr().out
+    assert "smoke: seeds=[0, 1], shift=0.0" in capsys.readouterr().out
     assert paper_main("alpha", ["run", "--config", "smoke", "--out", "o"]) == 0
     assert paper_main("alpha", ["run", "--config", "nope"]) == 2
 

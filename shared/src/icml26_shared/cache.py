@@ -53,11 +53,27 @@ def cache_dir() -> Path:
 
 def sha256_file(path: str | os.PathLike) -> str:
     """Hex sha256 of a file, read in chunks."""
-    digest = hashlib.sha256()
     with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(CHUNK), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(fh, "sha256").hexdigest()
+
+
+def _umask() -> int:
+    """The process umask: from /proc where it exists (no window with another umask, thread-safe), else by
+    setting and restoring it."""
+    with contextlib.suppress(OSError, StopIteration, ValueError):
+        with open("/proc/self/status") as fh:
+            return int(next(line for line in fh if line.startswith("Umask:")).split()[1], 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _new_temp(path: Path) -> tuple[int, str]:
+    """A temp file beside ``path`` with the mode a plain ``open(path, "w")`` would give (0666 & ~umask);
+    ``mkstemp`` alone creates 0600, which hides results and caches from everyone else on a cluster."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.fchmod(fd, 0o666 & ~_umask())
+    return fd, tmp
 
 
 def fingerprint(obj: Any) -> str:
@@ -71,7 +87,7 @@ def atomic_writer(path: str | os.PathLike) -> Iterator[BinaryIO]:
     """Open a temp file beside ``path``; on success it replaces ``path`` in one step, else vanishes."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = _new_temp(path)
     try:
         with os.fdopen(fd, "wb") as fh:
             yield fh
@@ -214,6 +230,7 @@ def _save(values: Arrays, path: Path) -> None:
             from safetensors.numpy import save_file
 
             save_file({k: np.ascontiguousarray(v) for k, v in values.items()}, tmp, {"kind": "numpy"})
+        os.chmod(tmp, 0o666 & ~_umask())  # safetensors writes a file of its own at tmp
         os.replace(tmp, path)
     finally:
         with contextlib.suppress(FileNotFoundError):

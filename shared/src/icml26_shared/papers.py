@@ -6,7 +6,7 @@ Listing reads package metadata only: it imports no paper, so no torch or jax.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib import metadata
+from importlib import metadata, resources
 
 from .records import Experiment
 
@@ -35,8 +35,35 @@ def installed() -> dict[str, PaperInfo]:
     return dict(sorted(found.items()))
 
 
+@dataclass(frozen=True)
+class CataloguedPaper:
+    number: int
+    slug: str
+    status: str  # "available": a package exists; "planned": not yet written
+    title: str
+
+
+def catalogue() -> dict[str, CataloguedPaper]:
+    """Slug -> the 38 papers of the project (``catalogue.tsv``, shipped with this package)."""
+    text = resources.files(__package__).joinpath("catalogue.tsv").read_text(encoding="utf-8")
+    rows = [line.split("\t") for line in text.splitlines()[1:] if line]
+    return {slug: CataloguedPaper(int(n), slug, status, title) for n, slug, status, title in rows}
+
+
 def unknown_paper(slug: str, known: list[str]) -> ValueError:
-    return ValueError(f"paper={slug!r}: expected one of the installed papers {known}")
+    """The error for a slug that is not installed: says whether it is planned or needs installing."""
+    paper = catalogue().get(slug)
+    if paper is None:
+        return ValueError(f"paper={slug!r}: expected one of the installed papers {known}")
+    if paper.status == "planned":
+        return ValueError(
+            f"paper={slug!r} (#{paper.number}, {paper.title}) is planned: it has no package yet; "
+            f"installed papers: {known}"
+        )
+    return ValueError(
+        f"paper={slug!r} (#{paper.number}) is not installed in this environment: "
+        f"`pip install icml26-{slug}`, or in the repository `make {slug}` / `uv sync --package icml26-{slug}`"
+    )
 
 
 def load(slug: str) -> Experiment:

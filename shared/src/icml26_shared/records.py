@@ -8,6 +8,7 @@ number, the environment and the git sha is written atomically to ``results.json`
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import importlib.util
@@ -197,12 +198,28 @@ def git_sha(cwd: str | os.PathLike | None = None) -> str | None:
     return sha + ("+dirty" if dirty else "")
 
 
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "ATEN_CPU_CAPABILITY")
+
+
+def cpu_model() -> str:
+    """The CPU's model name (``/proc/cpuinfo`` on Linux, else ``platform.processor()``)."""
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.lower().startswith(("model name", "hardware", "cpu model")):
+                return line.split(":", 1)[1].strip()
+    return platform.processor() or platform.machine()
+
+
 def environment() -> dict[str, Any]:
-    """Python, platform, CPU count and the versions of frameworks this process has imported."""
+    """What a result can depend on besides the code: Python, platform, CPU model, thread settings, the
+    versions of the frameworks this process imported, torch's CPU kernel capability and thread counts,
+    and the device. ``icml26 verify`` prints it so that a difference between machines can be traced."""
     env: dict[str, Any] = {
         "python": platform.python_version(),
         "platform": platform.platform(),
+        "cpu_model": cpu_model(),
         "cpu_count": os.cpu_count(),
+        "thread_variables": {k: os.environ[k] for k in THREAD_VARIABLES if k in os.environ},
         "frameworks": {},
         "device": "cpu",
     }
@@ -211,9 +228,28 @@ def environment() -> dict[str, Any]:
         if module is not None:
             env["frameworks"][name] = getattr(module, "__version__", "unknown")
     torch = sys.modules.get("torch")
-    if torch is not None and torch.cuda.is_available():
-        env["device"] = torch.cuda.get_device_name(0)
+    if torch is not None:
+        with contextlib.suppress(AttributeError, RuntimeError):
+            env["torch_cpu_capability"] = torch.backends.cpu.get_cpu_capability()
+        env["torch_threads"] = torch.get_num_threads()
+        if torch.cuda.is_available():
+            env["device"] = torch.cuda.get_device_name(0)
     return env
+
+
+RESULTS_ENV = "ICML26_RESULTS"
+
+
+def default_results_root() -> Path:
+    """Where a run writes when no ``--out`` is given: ``$ICML26_RESULTS``, else the user's data folder
+    (``platformdirs.user_data_dir("icml26")/results``). Never the repository's committed ``results/``:
+    that snapshot is rewritten only on request (``--out results``, ``make reproduce OUT=results``)."""
+    env = os.environ.get(RESULTS_ENV)
+    if env:
+        return Path(env).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("icml26")) / "results"
 
 
 def source_hash(module: str) -> str:
@@ -275,13 +311,14 @@ class Experiment:
         )
 
     def run(self, config: str | Config = "quick", out_dir: str | os.PathLike | None = None) -> Record:
-        """Measure under ``config`` (a name or a Config), decide every claim, write ``results.json``."""
+        """Measure under ``config`` (a name or a Config), decide every claim, write ``results.json`` into
+        ``out_dir`` (default: ``default_results_root() / name``)."""
         if isinstance(config, str):
             config_name, cfg = config, self.config(config)
         else:
             matches = [k for k, v in self.configs.items() if v == config]
             config_name, cfg = (matches[0] if matches else "custom"), config
-        out = Path(out_dir) if out_dir is not None else Path("results") / self.name
+        out = Path(out_dir) if out_dir is not None else default_results_root() / self.name
         out.mkdir(parents=True, exist_ok=True)
         log = get_logger(self.name)
         log.info("running %s with config %r -> %s", self.name, config_name, out)

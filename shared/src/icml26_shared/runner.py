@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .log import get_logger
 from .papers import load
@@ -78,6 +80,38 @@ def _subprocess_run(slug: str, config: str, out_root: str, verbose: bool) -> Out
     return Outcome(slug, "ran", record.holding, len(record.claims), record.wall_seconds)
 
 
+class Progress:
+    """Which papers are running, how many are done and the time elapsed, as one line on stderr per
+    event; silent when stderr is not a terminal (logs, CI) unless ``force``."""
+
+    def __init__(self, total: int, force: bool = False) -> None:
+        self.total, self.done, self.running = total, 0, []
+        self.start = time.perf_counter()
+        self.enabled = force or sys.stderr.isatty()
+        self.lock = threading.Lock()
+
+    def _show(self, event: str) -> None:
+        if self.enabled:
+            running = ", ".join(self.running) or "-"
+            elapsed = time.perf_counter() - self.start
+            print(f"[{self.done}/{self.total} done, {elapsed:.0f} s] {event}; running: {running}", file=sys.stderr)
+
+    def track(self, slug: str, fn: Callable[..., Outcome], *args: Any) -> Outcome:
+        """Call ``fn(*args)`` for ``slug``, reporting its start and end."""
+        with self.lock:
+            self.running.append(slug)
+            self._show(f"{slug} started")
+        try:
+            outcome = fn(*args)
+        finally:
+            with self.lock:
+                self.running.remove(slug)
+                self.done += 1
+        with self.lock:
+            self._show(f"{slug} {outcome.status} in {outcome.wall_seconds:.0f} s")
+        return outcome
+
+
 def reproduce(
     slugs: Sequence[str],
     config: str = "quick",
@@ -105,8 +139,9 @@ def reproduce(
             todo.append(slug)
     log.info("reproduce: %d to run, %d up to date", len(todo), len(outcomes))
     if executor == "local":
+        tracker = Progress(len(todo))
         with ThreadPoolExecutor(max_workers=jobs) as pool:
-            futures = {s: pool.submit(_subprocess_run, s, config, out_root, verbose) for s in todo}
+            futures = {s: pool.submit(tracker.track, s, _subprocess_run, s, config, out_root, verbose) for s in todo}
             outcomes.update({s: f.result() for s, f in futures.items()})
     elif todo:
         import submitit
