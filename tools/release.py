@@ -30,6 +30,7 @@ import sys
 import tempfile
 import tomllib
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -169,36 +170,33 @@ def absolute_url(target: str, base: Path, root: Path, repo_url: str, ref: str, i
     return f"{repo_url}/{kind}/{ref}/{rel}{fragment}"
 
 
-def rewrite_links(text: str, base: Path, root: Path, repo_url: str, ref: str) -> str:
-    """``text`` with every relative link made absolute (see ``absolute_url``); code blocks untouched."""
-    if not re.match(r"^https?://", repo_url):
-        raise ReleaseError(f"repo_url={repo_url!r}: expected an http(s) URL, e.g. https://github.com/OWNER/REPO")
+def map_links(text: str, replace: Callable[[str, bool], str]) -> str:
+    """``text`` with every relative link target replaced by ``replace(target, is_image)``; code untouched."""
 
     def inline(m: re.Match) -> str:
         if not is_relative(m["target"]):
             return m[0]
-        url = absolute_url(m["target"], base, root, repo_url, ref, image=bool(m["bang"]))
-        return f"{m['bang']}[{m['text']}]({url}{m['title'] or ''})"
+        return f"{m['bang']}[{m['text']}]({replace(m['target'], bool(m['bang']))}{m['title'] or ''})"
 
     def refdef(m: re.Match) -> str:
-        if not is_relative(m["target"]):
-            return m[0]
-        return m["lead"] + absolute_url(m["target"], base, root, repo_url, ref, image=False)
+        return m["lead"] + replace(m["target"], False) if is_relative(m["target"]) else m[0]
 
     def html(m: re.Match) -> str:
-        if not is_relative(m["target"]):
-            return m[0]
-        url = absolute_url(m["target"], base, root, repo_url, ref, image=m["attr"] == "src")
-        return f'{m["attr"]}="{url}"'
+        return f'{m["attr"]}="{replace(m["target"], m["attr"] == "src")}"' if is_relative(m["target"]) else m[0]
 
     out, pos = [], 0
     for start, end in _outside_fences(text):
         out.append(text[pos:start])
-        chunk = INLINE_RE.sub(inline, text[start:end])
-        chunk = HTML_RE.sub(html, REFDEF_RE.sub(refdef, chunk))
-        out.append(chunk)
+        out.append(HTML_RE.sub(html, REFDEF_RE.sub(refdef, INLINE_RE.sub(inline, text[start:end]))))
         pos = end
     return "".join(out)
+
+
+def rewrite_links(text: str, base: Path, root: Path, repo_url: str, ref: str) -> str:
+    """``text`` with every relative link made absolute (see ``absolute_url``); code blocks untouched."""
+    if not re.match(r"^https?://", repo_url):
+        raise ReleaseError(f"repo_url={repo_url!r}: expected an http(s) URL, e.g. https://github.com/OWNER/REPO")
+    return map_links(text, lambda target, image: absolute_url(target, base, root, repo_url, ref, image))
 
 
 def sh(*cmd: str | Path, **kw) -> str:
