@@ -96,7 +96,7 @@ release-check: uv  ## the release workflow's steps for RELEASE_PACKAGE, all but 
 docs: uv  ## the documentation site in build/site (mkdocs-material, strict, offline)
 	UV_PROJECT_ENVIRONMENT=$(DOCS_ENV) $(UV) sync --locked --only-group docs --quiet
 	$(DOCS_ENV)/bin/python tools/docs.py --out build/docs
-	$(DOCS_ENV)/bin/mkdocs build --strict --quiet --config-file mkdocs.yml --site-dir build/site
+	NO_MKDOCS_2_WARNING=true $(DOCS_ENV)/bin/mkdocs build --strict --quiet --config-file mkdocs.yml --site-dir build/site
 
 ci-lock: uv
 	$(UV) lock --check
