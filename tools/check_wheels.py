@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import queue
 import shutil
 import subprocess
 import sys
@@ -36,10 +37,13 @@ def sh(*cmd: str | Path, **kw) -> str:
     return proc.stdout
 
 
-def build_all(dists: list[str], out: Path) -> dict[str, Path]:
-    """One ``uv build`` call for every distribution's wheel (uv reuses one build environment)."""
-    args = [a for d in dists for a in ("--package", d)]
-    sh(*UV, "build", *args, "--wheel", "-q", "-o", out, cwd=ROOT)
+def build_wheels(dists: list[str], out: Path, every: bool) -> dict[str, Path]:
+    """The wheels of ``dists`` in ``out``: one ``uv build --all-packages`` call when ``every`` member is wanted."""
+    if every:
+        sh(*UV, "build", "--all-packages", "--wheel", "-q", "-o", out, cwd=ROOT)
+    else:
+        for d in dists:
+            sh(*UV, "build", "--package", d, "--wheel", "-q", "-o", out, cwd=ROOT)
     wheels = {}
     for d in dists:
         found = sorted(out.glob(d.replace("-", "_") + "-*.whl"), key=lambda p: p.stat().st_mtime)
@@ -61,18 +65,24 @@ def install(venv: Path, wheels: list[Path], use_pip: bool) -> None:
     sh(*UV, "pip", "install", "-q", "--no-config", "--link-mode", "hardlink", *wheels, env=env, cwd=venv.parent)
 
 
-def check(slug: str, shared_wheel: Path, wheel: Path, venvs: Path, use_pip: bool) -> None:
-    """Install, import the package and its experiment, and find it in ``icml26 list``."""
-    venv = venvs / slug
+def check(slug: str, shared_wheel: Path, wheel: Path, venv: Path, use_pip: bool) -> None:
+    """A clean ``venv`` (removed first), install, import the package and its experiment, ``icml26 list``.
+
+    Bytecode goes to one ``PYTHONPYCACHEPREFIX`` beside the venvs: the venvs are made at the same few
+    paths (one per job), so torch's thousands of modules are compiled once, not once per package
+    (Python checks each cached file against its source's size and mtime, so nothing stale is used).
+    """
     shutil.rmtree(venv, ignore_errors=True)
     install(venv, [shared_wheel, wheel], use_pip)
     module = "icml26_" + slug.replace("-", "_")
+    env = {**os.environ, "PYTHONPYCACHEPREFIX": str(venv.parent / "pycache")}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     py = venv / "bin" / "python"
-    sh(py, "-c", f"import {module}, {module}.experiment as e; assert e.EXPERIMENT.name == {slug!r}", cwd=venvs)
-    listing = sh(venv / "bin" / "icml26", "list", cwd=venvs)
+    code = f"import {module}, {module}.experiment as e; assert e.EXPERIMENT.name == {slug!r}"
+    sh(py, "-c", code, cwd=venv.parent, env=env)
+    listing = sh(venv / "bin" / "icml26", "list", cwd=venv.parent, env=env)
     if slug not in listing:
         raise RuntimeError(f"icml26 list in the wheel venv does not show {slug}:\n{listing}")
-    shutil.rmtree(venv, ignore_errors=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -91,24 +101,34 @@ def main(argv: list[str] | None = None) -> int:
     slugs = args.slugs or sorted(p.name for p in PACKAGES.iterdir() if (p / "pyproject.toml").is_file())
     start = time.perf_counter()
     dists = {slug: distribution(PACKAGES / slug) for slug in slugs}
-    wheels = build_all(["icml26-shared", *dists.values()], out)
+    wheels = build_wheels(["icml26-shared", *dists.values()], out, every=not args.slugs)
     print(f"wheels: built {len(wheels)} in {time.perf_counter() - start:.0f} s", flush=True)
+
+    jobs = max(1, args.jobs)
+    slots: queue.Queue[Path] = queue.Queue()
+    for i in range(jobs):
+        slots.put(venvs / f"venv-{i}")
 
     def one(slug: str) -> str:
         t0 = time.perf_counter()
         tool = "pip" if slug in args.pip else "uv"
+        venv = slots.get()
         try:
-            check(slug, wheels["icml26-shared"], wheels[dists[slug]], venvs, slug in args.pip)
+            check(slug, wheels["icml26-shared"], wheels[dists[slug]], venv, slug in args.pip)
         except RuntimeError as err:
             return f"wheel FAILED  {slug} ({tool}): {err}"
+        finally:
+            slots.put(venv)
         return f"wheel ok      {slug} ({tool}, {time.perf_counter() - t0:.0f} s)"
 
     failed = []
-    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
         for slug, line in zip(slugs, pool.map(one, slugs)):
             print(line, flush=True)
             if "FAILED" in line:
                 failed.append(slug)
+    for i in range(jobs):
+        shutil.rmtree(venvs / f"venv-{i}", ignore_errors=True)
     print(f"wheels: {len(slugs) - len(failed)} passed, {len(failed)} failed in {time.perf_counter() - start:.0f} s")
     return 1 if failed else 0
 
