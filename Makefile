@@ -85,8 +85,11 @@ deps: setup  ## deptry per package (two passes, from .venv: one env maps every i
 lock: uv  ## re-resolve uv.lock after a dependency change
 	$(UV) lock
 
-wheels: uv  ## build every wheel; install each beside the shared wheel in a clean venv (uv; pip for one)
+wheels: uv  ## build every wheel; install each beside the shared wheel in a clean venv (uv; pip for one); twine check
 	python3 tools/check_wheels.py
+	UV_PROJECT_ENVIRONMENT=$(RELEASE_ENV) $(UV) sync --locked --only-group release --quiet
+	@$(RELEASE_ENV)/bin/twine check --strict dist/wheels/*.whl > .venvs/twine.log 2>&1 \
+	  && echo "twine check --strict: $$(ls dist/wheels/*.whl | wc -l) wheels pass" || { cat .venvs/twine.log; exit 1; }
 
 release-check: uv  ## the release workflow's steps for RELEASE_PACKAGE, all but the upload
 	UV_PROJECT_ENVIRONMENT=$(RELEASE_ENV) $(UV) sync --locked --only-group release --quiet
