@@ -17,24 +17,15 @@ import argparse
 import os
 import queue
 import shutil
-import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from ci import ROOT, UV, distribution
+from ci import ROOT, UV, distribution, sh
 
 PACKAGES = ROOT / "packages"
 PIP_REPRESENTATIVE = "sinkhorn-te"  # numpy/scipy/scikit-learn: the stack most packages share
-
-
-def sh(*cmd: str | Path, **kw) -> str:
-    proc = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, check=False, **kw)
-    if proc.returncode != 0:
-        command = " ".join(map(str, cmd))
-        raise RuntimeError(f"{command} failed ({proc.returncode}):\n{proc.stdout[-3000:]}{proc.stderr[-3000:]}")
-    return proc.stdout
 
 
 def build_wheels(dists: list[str], out: Path, every: bool) -> dict[str, Path]:

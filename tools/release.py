@@ -34,8 +34,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-UV = [shutil.which("uv")] if shutil.which("uv") else [sys.executable, "-m", "uv"]
+from ci import ROOT, UV, sh
+
 TAG_RE = re.compile(r"^(?P<dist>icml26-[a-z0-9]+(?:-[a-z0-9]+)*)-v(?P<version>\d+\.\d+\.\d+(?:[-.+][0-9A-Za-z.]+)?)$")
 # Markdown links and images: [text](target "title") / ![alt](target); reference definitions; HTML src/href.
 INLINE_RE = re.compile(r"(?P<bang>!?)\[(?P<text>[^\]]*)\]\((?P<target>[^)\s]+)(?P<title>\s+\"[^\"]*\")?\)")
@@ -199,15 +199,6 @@ def rewrite_links(text: str, base: Path, root: Path, repo_url: str, ref: str) ->
     return map_links(text, lambda target, image: absolute_url(target, base, root, repo_url, ref, image))
 
 
-def sh(*cmd: str | Path, **kw) -> str:
-    proc = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, check=False, **kw)
-    if proc.returncode != 0:
-        raise ReleaseError(
-            f"{' '.join(map(str, cmd))} failed ({proc.returncode}):\n{proc.stdout[-3000:]}{proc.stderr[-3000:]}"
-        )
-    return proc.stdout
-
-
 def committed_tree(root: Path, ref: str, into: Path) -> Path:
     """The workspace files at ``ref`` (no results/) extracted into ``into``: the release builds from them."""
     archive = subprocess.run(
@@ -324,7 +315,7 @@ def main(argv: list[str] | None = None) -> int:
                 raise ReleaseError(f"package={args.package!r}: no such member; known: shared, packages/*")
             args.tag = f"{found[0].distribution}-v{found[0].version}"
         files = release(args.tag, args.repo_url, args.ref, args.dist.resolve(), args.twine)
-    except ReleaseError as err:
+    except (ReleaseError, RuntimeError) as err:  # RuntimeError: a command (uv build, twine, the smoke run) failed
         print(f"release: error: {err}", file=sys.stderr)
         return 1
     verb = "dry run: would upload" if args.dry_run else "ready to upload"
