@@ -15,18 +15,28 @@ PACKAGES := $(sort $(notdir $(patsubst %/pyproject.toml,%,$(wildcard packages/*/
 UV := $(shell command -v uv 2>/dev/null || echo python3 -m uv)
 ICML26 := .venv/bin/icml26
 LINT_ENV := .venvs/lint
+DOCS_ENV := .venvs/docs
+RELEASE_ENV := .venvs/release
+# make reproduce OUT=results: run into results/ (and regenerate the report) instead of a scratch folder.
+OUT ?=
+# The package whose release dry run make ci exercises (every step but the upload).
+RELEASE_PACKAGE ?= sinkhorn-te
+REPO_URL ?= $(if $(GITHUB_REPOSITORY),https://github.com/$(GITHUB_REPOSITORY),https://github.com/OWNER/icml26)
+CI_STAGES := lock lint check deps wheels release-check docs test
 
-.PHONY: help uv setup test test-slow reproduce report lint lock wheels ci $(PACKAGES) $(addprefix test-,$(PACKAGES))
+.PHONY: help uv setup test test-slow reproduce refresh report lint check deps lock wheels release-check docs ci \
+	$(addprefix ci-,$(CI_STAGES)) $(PACKAGES) $(addprefix test-,$(PACKAGES))
 
 help:  ## this list
 	@grep -hE '^[a-zA-Z_%-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
-	@echo "  <slug>             run one paper's quick reproduction: $(PACKAGES)"
-	@echo "  test-<slug>        one paper's tests in its own environment"
+	@echo "  <slug>             one paper: sync only it into .venvs/<slug>, run its quick config into results/"
+	@echo "  test-<slug>        one paper's tests in that same environment"
+	@echo "  papers: $(PACKAGES)"
 
 uv:  ## install uv with pip when it is missing
 	@command -v uv >/dev/null 2>&1 || python3 -m uv --version >/dev/null 2>&1 || python3 -m pip install --quiet uv
 
-setup: uv  ## the workspace environment .venv with every package and optional extra (from uv.lock)
+setup: uv  ## the workspace environment .venv with every package and optional extra (from uv.lock; ~7 GB)
 	$(UV) sync --locked --all-packages --all-extras
 
 test: uv  ## every member's tests, each in an environment synced from its own dependencies
@@ -38,11 +48,24 @@ test-slow: setup  ## the slow tests (@pytest.mark.slow), not run in CI
 $(addprefix test-,$(PACKAGES)): test-%: uv
 	python3 tools/ci.py $*
 
-$(PACKAGES): %: setup
-	$(ICML26) run $* --config quick --out results
+# One paper needs only its own dependencies: the environment tools/ci.py tests it in (no `make setup`).
+$(PACKAGES): %: uv
+	UV_PROJECT_ENVIRONMENT=.venvs/$* $(UV) sync --locked --package icml26-$* --quiet
+	.venvs/$*/bin/icml26 run $* --config quick --out results
 
-reproduce: setup  ## every paper's quick reproduction (up-to-date ones skipped), then the report
-	$(ICML26) reproduce --all --config quick --out results
+reproduce: setup  ## run every paper's quick config and verify it against results/ claim by claim (OUT=results: write there)
+ifeq ($(strip $(OUT)),)
+	$(ICML26) verify --all --config quick --jobs 2
+else
+	@# the committed snapshot is the reference: copy it first, since the run may write over it
+	rm -rf .venvs/reference && mkdir -p .venvs && cp -r results .venvs/reference
+	@status=0; $(ICML26) verify --all --config quick --jobs 2 --out $(OUT) --reference .venvs/reference || status=$$?; \
+	rm -rf .venvs/reference; \
+	$(ICML26) report --out $(OUT) $(if $(filter results,$(OUT)),--readme README.md); exit $$status
+endif
+
+refresh: setup  ## rerun only the papers whose results/ are out of date (icml26 reproduce), then the report
+	$(ICML26) reproduce --all --config quick --out results --jobs 2
 	$(MAKE) --no-print-directory report
 
 report: setup  ## results/REPORT.md and the README catalogue's status column
@@ -53,18 +76,47 @@ lint: uv  ## ruff check and format check
 	$(LINT_ENV)/bin/ruff check .
 	$(LINT_ENV)/bin/ruff format --check .
 
+check:  ## the house-shape check of every package (tools/check_package.py; CONTRIBUTING.md)
+	python3 tools/check_package.py --all
+
+deps: setup  ## deptry per package (two passes, from .venv: one env maps every import): missing, unused, transitive, misplaced
+	python3 tools/deps.py
+
 lock: uv  ## re-resolve uv.lock after a dependency change
 	$(UV) lock
 
-wheels: uv  ## build every wheel and install each with pip beside the shared wheel in a clean venv
+wheels: uv  ## build every wheel; install each beside the shared wheel in a clean venv (uv; pip for one); twine check
 	python3 tools/check_wheels.py
+	UV_PROJECT_ENVIRONMENT=$(RELEASE_ENV) $(UV) sync --locked --only-group release --quiet
+	@$(RELEASE_ENV)/bin/twine check --strict dist/wheels/*.whl > .venvs/twine.log 2>&1 \
+	  && echo "twine check --strict: $$(ls dist/wheels/*.whl | wc -l) wheels pass" || { cat .venvs/twine.log; exit 1; }
 
-ci: uv  ## what .ci/run runs: lock check, lint, house shape, wheels, then the test matrix (last line: tests: N passed, M failed)
-	@fail=0; \
-	echo "== uv lock --check"; $(UV) lock --check || fail=1; \
-	echo "== lint"; $(MAKE) --no-print-directory lint || fail=1; \
-	if [ -f ../shared/tools/check_package.py ]; then \
-	  echo "== check_package"; python3 ../shared/tools/check_package.py --all || fail=1; fi; \
-	echo "== wheels"; $(MAKE) --no-print-directory wheels || fail=1; \
-	echo "== tests"; $(MAKE) --no-print-directory test || fail=1; \
+release-check: uv  ## the release workflow's steps for RELEASE_PACKAGE, all but the upload
+	UV_PROJECT_ENVIRONMENT=$(RELEASE_ENV) $(UV) sync --locked --only-group release --quiet
+	$(RELEASE_ENV)/bin/python tools/release.py --dry-run --package $(RELEASE_PACKAGE) --repo-url $(REPO_URL) \
+	  --twine $(RELEASE_ENV)/bin/twine
+
+docs: uv  ## the documentation site in build/site (mkdocs-material, strict, offline)
+	UV_PROJECT_ENVIRONMENT=$(DOCS_ENV) $(UV) sync --locked --only-group docs --quiet
+	$(DOCS_ENV)/bin/python tools/docs.py --out build/docs
+	NO_MKDOCS_2_WARNING=true $(DOCS_ENV)/bin/mkdocs build --strict --quiet --config-file mkdocs.yml --site-dir build/site
+
+ci-lock: uv
+	$(UV) lock --check
+ci-lint: lint
+ci-check: check
+ci-deps: deps
+ci-wheels: wheels
+ci-release-check: release-check
+ci-docs: docs
+ci-test: test
+
+ci: uv  ## what .ci/run runs: lock, lint, house shape, deptry, wheels, release dry run, docs, tests (timed)
+	@fail=0; times=""; \
+	for stage in $(CI_STAGES); do \
+	  echo "== $$stage"; t0=$$(date +%s); \
+	  $(MAKE) --no-print-directory ci-$$stage || { fail=1; times="$$times $$stage FAILED"; }; \
+	  times="$$times $$stage=$$(( $$(date +%s) - t0 ))s"; \
+	done; \
+	echo "ci stages:$$times"; \
 	exit $$fail

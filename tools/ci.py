@@ -32,6 +32,15 @@ TEST_BUDGET_S = 40  # per package, on 2 cores (CONVENTIONS section 6)
 UV = [shutil.which("uv")] if shutil.which("uv") else [sys.executable, "-m", "uv"]  # pip's uv may not be on PATH
 
 
+def sh(*cmd: str | Path, **kw) -> str:
+    """Run a command; its stdout, or RuntimeError with the command line and the tail of its output."""
+    proc = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, check=False, **kw)
+    if proc.returncode != 0:
+        command = " ".join(map(str, cmd))
+        raise RuntimeError(f"{command} failed ({proc.returncode}):\n{proc.stdout[-3000:]}{proc.stderr[-3000:]}")
+    return proc.stdout
+
+
 @dataclass
 class Result:
     member: str

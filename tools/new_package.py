@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Scaffold ``packages/<slug>/`` in the house shape (../shared/CONVENTIONS.md, sections 2-7).
+"""Scaffold ``packages/<slug>/`` in the house shape (CONTRIBUTING.md: layout, names, the definition of done).
 
 Usage: python tools/new_package.py <slug> [--title "Paper title"] [--root .]
 
@@ -25,7 +25,7 @@ description = "{title} (ICML 2026): reference implementation"
 readme = "README.md"
 requires-python = ">=3.11"
 license = "MIT"
-dependencies = ["icml26-shared", "numpy>=2.1,<3"]
+dependencies = ["icml26-shared>=0.1,<0.2", "numpy>=2.1,<3"]
 
 [project.scripts]
 icml26-{slug} = "{module}.__main__:main"
@@ -49,12 +49,15 @@ packages = ["src/{module}"]
 
 README = """# {slug}: {title}
 
-One sentence on what the method does. Paper: ICML 2026. Status: see `results/{slug}/results.json`.
+One sentence on what the method does. Paper: ICML 2026. Status: see
+[`results/{slug}/results.json`](../../results/{slug}/results.json) once the quick run is committed.
 
 ## Install
 
 ```bash
-pip install icml26-{slug}          # or, in the monorepo: uv sync --package icml26-{slug}
+pip install "icml26-{slug} @ git+https://github.com/OWNER/icml26#subdirectory=packages/{slug}" \
+            "icml26-shared @ git+https://github.com/OWNER/icml26#subdirectory=shared"   # today
+pip install icml26-{slug}          # after its release; in the monorepo: make {slug}
 ```
 
 ## Usage
@@ -63,14 +66,15 @@ pip install icml26-{slug}          # or, in the monorepo: uv sync --package icml
 import numpy as np
 from {module} import method
 
-x = np.random.default_rng(0).normal(size=(8, 3))   # (n, d)
-print(method(x).shape)                              # (n,)
+x = np.ones((8, 3))                # (n, d)
+print(method(x).shape)             # -> (8,)
+print(round(float(method(x)[0]), 4))  # -> 1.7321
 ```
 
 ## Reproduce
 
 ```bash
-icml26 run {slug} --config quick      # or: make {slug}
+icml26 run {slug} --config quick --out results     # or: make {slug}
 ```
 
 | claim | paper | ours (quick) | verdict |
@@ -253,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, FileExistsError) as err:
         print(f"new_package: error: {err}", file=sys.stderr)
         return 2
-    print(f"created {pkg}; next: uv lock && uv sync --all-packages && make test-{args.slug}")
+    print(f"created {pkg}; next: uv lock && make test-{args.slug} && python3 tools/check_package.py {pkg}")
     return 0
 
 

@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""The house-shape check: packages of the icml26 monorepo against CONTRIBUTING.md's definition of done.
+
+Usage: python tools/check_package.py packages/<slug> [packages/<slug> ...]
+       python tools/check_package.py --all          (every folder under packages/)
+Run it from the repository root. Prints one line per finding; exits 1 if any package falls short.
+It checks the shape of a package, not whether its science is right. Beyond the layout, names, configs,
+tests and README sections it checks what a release needs (tools/release.py): a bounded
+``icml26-shared`` range (``>=0.1,<0.2``), a changelog line for the current version, and README links
+that the release rewriting can resolve (relative ones must name a file in the repository).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import tomllib
+from pathlib import Path
+
+from release import ReleaseError, has_changelog_line, relative_links, resolve_link
+
+README_SECTIONS = ["install", "usage", "reproduce", "deviation", "citation"]
+
+
+def bounded(spec: str) -> bool:
+    """True for a specifier with a lower and an upper bound (``>=0.1,<0.2``, ``~=0.1.0``, ``==0.1.*``)."""
+    clauses = [c.strip() for c in spec.split(";")[0].split(",") if c.strip()]
+    ops = {m[1] for m in (re.match(r"^(~=|==|>=|<=|>|<|!=)\s*[0-9]", c) for c in clauses) if m}
+    return bool(ops & {"~=", "=="}) or (bool(ops & {">=", ">"}) and bool(ops & {"<", "<="}))
+
+
+def check(pkg: Path, root: Path) -> list[str]:
+    out: list[str] = []
+    slug = pkg.name
+    mod = "icml26_" + slug.replace("-", "_")
+    pp = pkg / "pyproject.toml"
+    if not pp.is_file():
+        return [f"{slug}: no pyproject.toml"]
+    try:
+        meta = tomllib.loads(pp.read_text())
+    except tomllib.TOMLDecodeError as e:
+        return [f"{slug}: pyproject.toml does not parse: {e}"]
+    proj = meta.get("project", {})
+    if proj.get("name") != f"icml26-{slug}":
+        out.append(f"{slug}: project.name should be icml26-{slug}, is {proj.get('name')!r}")
+    for key in ("version", "description", "readme", "requires-python", "license"):
+        if key not in proj:
+            out.append(f"{slug}: project.{key} missing")
+    deps = proj.get("dependencies", [])
+    shared = [d for d in deps if re.match(r"icml26-shared\b", d)]
+    if not shared:
+        out.append(f"{slug}: does not depend on icml26-shared")
+    elif not bounded(shared[0].removeprefix("icml26-shared")):
+        out.append(f"{slug}: icml26-shared needs a bounded range (e.g. 'icml26-shared>=0.1,<0.2'), is {shared[0]!r}")
+    others = [d for d in deps if re.match(r"icml26-", d) and not re.match(r"icml26-shared\b", d)]
+    if others:
+        out.append(f"{slug}: depends on other paper packages {others}: a package needs nothing from another")
+    unbounded = [d for d in deps if not re.search(r"[<>=~]", d) and not d.startswith("icml26-")]
+    if unbounded:
+        out.append(f"{slug}: dependencies without a version range: {', '.join(unbounded)}")
+    eps = proj.get("entry-points", {}).get("icml26.papers", {})
+    if slug not in eps:
+        out.append(f"{slug}: no entry point '{slug}' in group icml26.papers")
+    if f"icml26-{slug}" not in proj.get("scripts", {}):
+        out.append(f"{slug}: no console script icml26-{slug}")
+    src = pkg / "src" / mod
+    for f in ("__init__.py", "__main__.py", "experiment.py"):
+        if not (src / f).is_file():
+            out.append(f"{slug}: src/{mod}/{f} missing")
+    others = [p for p in src.glob("*.py") if p.name not in {"__init__.py", "__main__.py", "experiment.py", "data.py"}]
+    if src.is_dir() and not others:
+        out.append(f"{slug}: no method module beside experiment.py (method.py or named parts)")
+    if src.is_dir():
+        exp = (src / "experiment.py").read_text() if (src / "experiment.py").is_file() else ""
+        for name in ("smoke", "quick", "paper"):
+            if f'"{name}"' not in exp and f"'{name}'" not in exp:
+                out.append(f"{slug}: experiment.py defines no '{name}' config")
+        for name in ("CLAIMS", "EXPERIMENT"):
+            if name not in exp:
+                out.append(f"{slug}: experiment.py has no {name}")
+    tests = list((pkg / "tests").glob("test_*.py")) if (pkg / "tests").is_dir() else []
+    if len(tests) < 3:
+        out.append(f"{slug}: only {len(tests)} test files (method, experiment smoke, readme at least)")
+    text = "\n".join(t.read_text() for t in tests)
+    if tests and "hypothesis" not in text:
+        out.append(f"{slug}: no hypothesis property test")
+    if tests and "pytest.raises" not in text:
+        out.append(f"{slug}: no bad-input test (pytest.raises)")
+    if tests and "README" not in text:
+        out.append(f"{slug}: README usage is not executed by a test")
+    readme = pkg / "README.md"
+    if not readme.is_file():
+        out.append(f"{slug}: README.md missing")
+    else:
+        text = readme.read_text()
+        heads = [h.lower() for h in re.findall(r"(?m)^#{2,3} (.+)$", text)]
+        for s in README_SECTIONS:
+            if not any(s in h for h in heads):
+                out.append(f"{slug}: README has no '{s}' section")
+        version = proj.get("version")
+        if version and not has_changelog_line(text, version):
+            out.append(
+                f"{slug}: README's '## Changelog' has no line for the current version {version} ('- {version}: ...')"
+            )
+        for target in relative_links(text):
+            try:
+                resolve_link(target, pkg.resolve(), root.resolve())
+            except ReleaseError as err:
+                out.append(f"{slug}: README {err} (the release rewriting cannot resolve it)")
+    res = root / "results" / slug / "results.json"
+    if not res.is_file():
+        out.append(f"{slug}: results/{slug}/results.json missing (run `icml26 run {slug}` with the quick config)")
+    else:
+        try:
+            rec = json.loads(res.read_text())
+            claims = rec.get("claims", [])
+            if not claims:
+                out.append(f"{slug}: results.json has no claims")
+            for c in claims:
+                if c.get("verdict") not in {"holds", "fails", "inconclusive"}:
+                    out.append(f"{slug}: claim {c.get('id')!r} has verdict {c.get('verdict')!r}")
+        except json.JSONDecodeError as e:
+            out.append(f"{slug}: results.json does not parse: {e}")
+    return out
+
+
+def main(argv: list[str]) -> int:
+    root = Path.cwd()
+    if argv == ["--all"]:
+        pkgs = sorted(p for p in (root / "packages").iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
+    else:
+        pkgs = [Path(a).resolve() for a in argv]
+    if not pkgs:
+        print(__doc__)
+        return 2
+    findings = [f for p in pkgs for f in check(p, root)]
+    for f in findings:
+        print(f)
+    print(f"{len(pkgs)} package(s) checked, {len(findings)} finding(s)")
+    return 1 if findings else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
