@@ -29,7 +29,7 @@ CI_STAGES := lock lint check deps wheels release-check docs test
 
 help:  ## this list
 	@grep -hE '^[a-zA-Z_%-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
-	@echo "  <slug>             one paper: sync only it into .venvs/<slug>, run its quick config into results/"
+	@echo "  <slug>             one paper: sync only it into .venvs/<slug>, run its quick config and verify it against results/"
 	@echo "  test-<slug>        one paper's tests in that same environment"
 	@echo "  papers: $(PACKAGES)"
 
@@ -51,7 +51,7 @@ $(addprefix test-,$(PACKAGES)): test-%: uv
 # One paper needs only its own dependencies: the environment tools/ci.py tests it in (no `make setup`).
 $(PACKAGES): %: uv
 	UV_PROJECT_ENVIRONMENT=.venvs/$* $(UV) sync --locked --package icml26-$* --quiet
-	.venvs/$*/bin/icml26 run $* --config quick --out results
+	.venvs/$*/bin/icml26 verify $* --config quick $(if $(strip $(OUT)),--out $(OUT))
 
 reproduce: setup  ## run every paper's quick config and verify it against results/ claim by claim (OUT=results: write there)
 ifeq ($(strip $(OUT)),)
