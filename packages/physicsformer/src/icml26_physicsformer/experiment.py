@@ -61,7 +61,7 @@ class Config(BaseConfig):
     test_stride: int = 12  # hours between test windows
     synthetic_stations: int = 32
     synthetic_hours: int = 24 * 30
-    workers: int = 2
+    workers: int = 3  # processes running seeds in parallel (one torch thread each)
 
     def __post_init__(self) -> None:
         super().__post_init__()
