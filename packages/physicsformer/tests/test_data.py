@@ -58,7 +58,7 @@ def _beijing_frame(hours=10):
         {
             "No": range(hours), "year": t.year, "month": t.month, "day": t.day, "hour": t.hour,
             "TEMP": np.linspace(-2, 3, hours), "PRES": 1020.0, "DEWP": -10.0, "RAIN": 0.0,
-            "wd": ["N", "E", None, "SW"] * (hours // 4) + ["N"] * (hours % 4), "WSPM": [2.0, 1.0, 0.0, 2.0] * (hours // 4) + [1.0] * (hours % 4),
+            "wd": (["N", "E", None, "SW"] * hours)[:hours], "WSPM": ([2.0, 1.0, 0.0, 2.0] * hours)[:hours],
             "station": "X",
         }
     )  # fmt: skip
