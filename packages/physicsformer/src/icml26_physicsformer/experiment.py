@@ -313,10 +313,11 @@ def _figure(out: dict[str, list[float]], out_dir: Path) -> None:
     axes[0].legend(fontsize=7)
     width = 0.8 / len(MODELS)
     for i, m in enumerate(MODELS):
-        ratios = [
-            np.mean(out[f"{m}_mae_{v}_1_24h"]) / np.mean(out[f"persistence_mae_{v}_1_24h"]) for v in VARIABLE_NAMES
-        ]
-        axes[1].bar(np.arange(len(VARIABLE_NAMES)) + i * width, ratios, width, label=m)
+        mae = np.array([np.mean(out[f"{m}_mae_{v}_1_24h"]) for v in VARIABLE_NAMES])
+        base = np.array([np.mean(out[f"persistence_mae_{v}_1_24h"]) for v in VARIABLE_NAMES])
+        shown = base > 0  # a variable persistence predicts exactly (no rain in a short window) has no ratio
+        ratios = mae[shown] / base[shown]
+        axes[1].bar(np.flatnonzero(shown) + i * width, ratios, width, label=m)
     axes[1].set_xticks(np.arange(len(VARIABLE_NAMES)) + 0.4, VARIABLE_NAMES)
     axes[1].set(ylabel="MAE / persistence MAE", title="leads 1-24 h, per variable")
     save_figure(fig, out_dir / "physicsformer_lead_mae.png")
