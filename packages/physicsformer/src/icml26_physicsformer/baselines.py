@@ -18,7 +18,7 @@ from einops import rearrange
 from icml26_shared import check_int, fail
 from torch import nn
 
-from .method import ResidualTransformer
+from .method import ResidualTransformer, transformer_encoder
 
 
 class Persistence(nn.Module):
@@ -102,14 +102,11 @@ class PatchTST(nn.Module):
         self.seq_len, self.pred_len = check_int("seq_len", seq_len, 1), check_int("pred_len", pred_len, 1)
         self.patch_len = check_int("patch_len", patch_len, 1, seq_len)
         self.stride = check_int("stride", stride, 1, patch_len)
-        if d_model % check_int("n_heads", n_heads, 1):
-            raise fail("n_heads", n_heads, f"a divisor of d_model={d_model}")
         self.n_patches = (seq_len - patch_len) // stride + 2  # + 1 for the padded end, as PatchTST
         self.revin = RevIN(check_int("n_series", n_series, 1))
         self.embed = nn.Linear(patch_len, d_model)
         self.position = nn.Parameter(0.02 * torch.randn(self.n_patches, d_model))
-        layer = nn.TransformerEncoderLayer(d_model, n_heads, d_ff, dropout, batch_first=True, activation="gelu")
-        self.encoder = nn.TransformerEncoder(layer, check_int("n_layers", n_layers, 1), enable_nested_tensor=False)
+        self.encoder = transformer_encoder(d_model, n_heads, n_layers, d_ff, dropout)
         self.head = nn.Linear(d_model * self.n_patches, pred_len)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

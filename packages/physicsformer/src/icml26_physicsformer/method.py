@@ -131,6 +131,15 @@ class DynamicCore(nn.Module):
         return torch.stack(out, 1).view(B, self.pred_len, S, C)
 
 
+def transformer_encoder(d_model: int, n_heads: int, n_layers: int, d_ff: int, dropout: float) -> nn.TransformerEncoder:
+    """The post-norm GELU encoder (batch first) of the residual Transformer and of PatchTST."""
+    check_int("d_model", d_model, 1)
+    if d_model % check_int("n_heads", n_heads, 1):
+        raise fail("n_heads", n_heads, f"a divisor of d_model={d_model}")
+    layer = nn.TransformerEncoderLayer(d_model, n_heads, d_ff, dropout, batch_first=True, activation="gelu")
+    return nn.TransformerEncoder(layer, check_int("n_layers", n_layers, 1), enable_nested_tensor=False)
+
+
 class ResidualTransformer(nn.Module):
     """iTransformer-style encoder: tokens are the S*C series, each window normalised (mean/std, as iTransformer's
     ``use_norm``), embedded by Linear(L, d), mixed by self-attention across series, projected by Linear(d, H).
@@ -151,14 +160,9 @@ class ResidualTransformer(nn.Module):
     ):
         super().__init__()
         self.seq_len, self.pred_len = check_int("seq_len", seq_len, 1), check_int("pred_len", pred_len, 1)
-        check_int("d_model", d_model, 1)
-        check_int("n_heads", n_heads, 1)
-        if d_model % n_heads:
-            raise fail("n_heads", n_heads, f"a divisor of d_model={d_model}")
         self.add_mean = add_mean
         self.embed = nn.Linear(seq_len, d_model)
-        layer = nn.TransformerEncoderLayer(d_model, n_heads, d_ff, dropout, batch_first=True, activation="gelu")
-        self.encoder = nn.TransformerEncoder(layer, check_int("n_layers", n_layers, 1), enable_nested_tensor=False)
+        self.encoder = transformer_encoder(d_model, n_heads, n_layers, d_ff, dropout)
         self.norm = nn.LayerNorm(d_model)
         self.project = nn.Linear(d_model, pred_len)
 
