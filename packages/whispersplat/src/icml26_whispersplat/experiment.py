@@ -110,18 +110,19 @@ CLAIMS = [
     ),
     Claim(
         "other_views_fidelity",
-        f"With the other-view term the keyed model stays close to the cover at the 24 cover views: mean PSNR "
-        f">= {OTHER_PSNR:g} dB.",
+        f"With the other-view term the keyed model stays close to the cover at the held-out cover views (the "
+        f"ring views not in the term): mean PSNR >= {OTHER_PSNR:g} dB.",
         "Other views remain indistinguishable from the original renders (abstract)",
-        "other_psnr",
+        "other_psnr_held_out",
         ">=",
         OTHER_PSNR,
     ),
     Claim(
         "other_view_term_helps",
-        "Without the other-view term the keyed model's cover views are worse: paired PSNR gain of the term > 0 dB.",
+        "Without the other-view term the keyed model's held-out cover views are worse: paired PSNR gain of the "
+        "term > 0 dB.",
         "The other-view term keeps other views indistinguishable (abstract)",
-        "other_psnr_gain_from_term",
+        "other_psnr_held_out_gain_from_term",
         ">",
         0.0,
     ),
@@ -200,9 +201,13 @@ def measure_seed(config: Config, seed: int, out_dir: Path | None = None) -> dict
         "seed": derive(seed, "gpp"),
     }
     gpp_steps = round(config.gpp_fraction * config.steps)
-    stego = hide(cover, secret, hidden, fidelity, config.steps, gpp_steps=gpp_steps, other_weight=config.other_weight, **common)
+    stego = hide(
+        cover, secret, hidden, fidelity, config.steps, gpp_steps=gpp_steps, other_weight=config.other_weight, **common
+    )
     alone = hide(cover, secret, hidden, (), config.steps, gpp_steps=gpp_steps, other_weight=0.0, **common)
-    plain = hide(cover, secret, hidden, fidelity, config.early_budget, gpp_steps=0, other_weight=config.other_weight, **common)
+    plain = hide(
+        cover, secret, hidden, fidelity, config.early_budget, gpp_steps=0, other_weight=config.other_weight, **common
+    )
     baseline = hide_in_weights(
         cover, secret, hidden, fidelity, config.steps, config.lr, config.decoder_lr, config.other_weight, seed=seed
     )
@@ -211,7 +216,9 @@ def measure_seed(config: Config, seed: int, out_dir: Path | None = None) -> dict
         # lossless: the released model, rendered from scratch at every view, against the renders made before hiding
         released = [render(stego.cover, c) for c in cameras]
         out["cover_max_abs_diff"] = max(float((a - b).abs().max()) for a, b in zip(released, clean, strict=True))
-        out["cover_params_changed"] = float(sum(not torch.equal(getattr(stego.cover, k), v) for k, v in snapshot.items()))
+        out["cover_params_changed"] = float(
+            sum(not torch.equal(getattr(stego.cover, k), v) for k, v in snapshot.items())
+        )
         revealed = stego.reveal().clamp(0, 1)  # the full renderer, key added to the SH
         out["hidden_psnr"] = psnr(revealed, hidden)
         out["hidden_ssim"] = skimage_ssim(revealed, hidden)
@@ -223,7 +230,7 @@ def measure_seed(config: Config, seed: int, out_dir: Path | None = None) -> dict
             out[f"other_psnr{name}"] = float(np.mean(per_view))
             out[f"other_psnr_min{name}"] = float(np.min(per_view))
             out[f"other_psnr_held_out{name}"] = float(np.mean(held_out)) if held_out else math.nan
-        out["other_psnr_gain_from_term"] = out["other_psnr"] - out["other_psnr_without_term"]
+        out["other_psnr_held_out_gain_from_term"] = out["other_psnr_held_out"] - out["other_psnr_held_out_without_term"]
         out["hidden_psnr_early_gpp"] = stego.history[config.early_budget]
         out["hidden_psnr_early_no_gpp"] = plain.history[config.early_budget]
         out["gpp_gain_early"] = out["hidden_psnr_early_gpp"] - out["hidden_psnr_early_no_gpp"]
@@ -254,7 +261,14 @@ def measure_seed(config: Config, seed: int, out_dir: Path | None = None) -> dict
 def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
     """Per-seed metrics for the claims and the README tables, and the figure."""
     log = get_logger("whispersplat")
-    shown = ("hidden_psnr", "hidden_ssim", "other_psnr", "gpp_gain_early", "baseline_cover_psnr", "cover_max_abs_diff")
+    shown = (
+        "hidden_psnr",
+        "hidden_ssim",
+        "other_psnr_held_out",
+        "gpp_gain_early",
+        "baseline_cover_psnr",
+        "cover_max_abs_diff",
+    )
     return run_seeds(partial(measure_seed, out_dir=out_dir), config, config.seeds, logger=log, show=shown.__contains__)
 
 

@@ -101,8 +101,8 @@ def hide(
 
     ``other_views`` are the views where the keyed model must still look like the cover (the other-view term,
     weight ``other_weight``; none or weight 0 switches it off). A view is a ``Camera`` or its ``Splats`` of
-    ``cover`` (to reuse them across calls: the geometry is frozen, so the compositing weights are constants). ``gpp_steps`` is T_gpp (None: 20 % of
-    ``steps``; 0: no GPP, plain L1 + SSIM from the first step).
+    ``cover`` (to reuse them across calls: the geometry is frozen, so the compositing weights are constants).
+    ``gpp_steps`` is T_gpp (None: 20 % of ``steps``; 0: no GPP, plain L1 + SSIM from the first step).
     """
     secret = as_splats(cover, secret_view)
     check_hidden(hidden, secret.camera)

@@ -22,6 +22,7 @@ colours are optimised, as WhisperSplat's key is.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, replace
 
 import torch
@@ -236,9 +237,7 @@ def project(means: Tensor, covariances: Tensor, camera: Camera) -> Projection:
         [camera.fx / tz, zero, -camera.fx * tx / tz**2, zero, camera.fy / tz, -camera.fy * ty / tz**2], dim=-1
     ).reshape(n, 2, 3)
     cov2d = J @ cov_cam @ J.transpose(1, 2) + LOW_PASS * torch.eye(2, dtype=means.dtype)  # 3DGS eq. (5)
-    means2d = torch.stack(
-        [camera.fx * t_cam[:, 0] / tz + camera.cx, camera.fy * t_cam[:, 1] / tz + camera.cy], dim=-1
-    )
+    means2d = torch.stack([camera.fx * t_cam[:, 0] / tz + camera.cx, camera.fy * t_cam[:, 1] / tz + camera.cy], dim=-1)
     a, b, c = cov2d[:, 0, 0], cov2d[:, 0, 1], cov2d[:, 1, 1]
     mid = 0.5 * (a + c)
     lambda_max = mid + torch.sqrt(torch.clamp_min(mid * mid - (a * c - b * b), 0.1))  # as 3DGS
@@ -255,10 +254,11 @@ class Splats:
     ``image = weights @ colours + transmittance * background`` (3DGS eq. 3 with the final transmittance).
     """
 
-    weights: Tensor  # (H W, N): alpha_i prod_{j < i} (1 - alpha_j), 0 where not blended; sparse when constant
+    weights: Tensor  # (H W, N): alpha_i prod_{j < i} (1 - alpha_j), 0 where not blended; sparse CSR when constant
     transmittance: Tensor  # (H W,): what is left for the background
     basis: Tensor  # (N, K): SH basis at each Gaussian's viewing direction
     camera: Camera
+    weights_t: Tensor | None = None  # the transpose of sparse weights, for the backward pass
 
     def image(self, sh: Tensor, background: Tensor | None = None) -> Tensor:
         """Render the SH coefficients ``sh`` (N, K, 3) with these weights: an (H, W, 3) image."""
@@ -266,7 +266,9 @@ class Splats:
         if sh.shape[1] > self.basis.shape[1]:
             raise fail("sh", tuple(sh.shape), f"at most K={self.basis.shape[1]} coefficients (the splat's degree)")
         rgb = sh_to_rgb(self.basis[:, : sh.shape[1]], sh)
-        image = self.weights @ rgb
+        image = (
+            self.weights @ rgb if self.weights_t is None else _ConstantProduct.apply(self.weights, self.weights_t, rgb)
+        )
         if background is not None:
             image = image + self.transmittance[:, None] * _tensor("background", background, (3,))
         return image.reshape(self.camera.height, self.camera.width, 3)
@@ -281,9 +283,10 @@ def splat(gaussians: Gaussians, camera: Camera) -> Splats:
     pixels = torch.stack([u, v], dim=-1).reshape(-1, 2).to(gaussians.means) + 0.5
     d = pixels[:, None, :] - proj.means2d[ids][None]  # (P, M, 2)
     conic = torch.linalg.inv(proj.cov2d[ids])  # Sigma'^-1
-    power = -0.5 * (conic[:, 0, 0] * d[..., 0] ** 2 + conic[:, 1, 1] * d[..., 1] ** 2) - conic[:, 0, 1] * d[
-        ..., 0
-    ] * d[..., 1]
+    power = (
+        -0.5 * (conic[:, 0, 0] * d[..., 0] ** 2 + conic[:, 1, 1] * d[..., 1] ** 2)
+        - conic[:, 0, 1] * d[..., 0] * d[..., 1]
+    )
     alpha = torch.clamp_max(gaussians.opacities[ids] * torch.exp(power), ALPHA_MAX)
     in_box = (d.detach().abs() <= proj.radii[ids][None, :, None]).all(-1)
     alpha = torch.where(in_box & (power <= 0) & (alpha >= ALPHA_MIN), alpha, torch.zeros_like(alpha))
@@ -297,9 +300,24 @@ def splat(gaussians: Gaussians, camera: Camera) -> Splats:
     dirs = gaussians.means - camera.center.to(gaussians.means)
     basis = sh_basis(dirs / dirs.norm(dim=-1, keepdim=True), gaussians.degree)
     transmittance = T[:, -1] if len(ids) else torch.ones(pixels.shape[0], dtype=alpha.dtype)
-    if not weights.requires_grad:  # frozen geometry: a few dozen Gaussians per pixel, sparse products are faster
-        weights = weights.to_sparse()
-    return Splats(weights, transmittance, basis, camera)
+    if weights.requires_grad:
+        return Splats(weights, transmittance, basis, camera)
+    with warnings.catch_warnings():  # frozen geometry: a few dozen Gaussians per pixel, sparse products are faster
+        warnings.filterwarnings("ignore", "Sparse CSR tensor support is in beta", UserWarning)
+        return Splats(weights.to_sparse_csr(), transmittance, basis, camera, weights.T.contiguous().to_sparse_csr())
+
+
+class _ConstantProduct(torch.autograd.Function):
+    """``W x`` for a constant sparse ``W``; the backward pass multiplies by the stored transpose (CSR x dense)."""
+
+    @staticmethod
+    def forward(ctx, weights: Tensor, weights_t: Tensor, x: Tensor) -> Tensor:
+        ctx.weights_t = weights_t
+        return weights @ x
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple[None, None, Tensor]:
+        return None, None, ctx.weights_t @ grad
 
 
 def as_splats(gaussians: Gaussians, view: Camera | Splats) -> Splats:
