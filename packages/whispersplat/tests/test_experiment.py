@@ -50,6 +50,7 @@ def test_pooled_psnr_is_infinite_only_for_identical_images():
         ({"gpp_fraction": 1.5}, "gpp_fraction"),
         ({"lambda_ssim": -0.1}, "lambda_ssim"),
         ({"secret_elevation": 90.0}, "secret_elevation"),
+        ({"key_penalty": -1.0}, "key_penalty"),
         ({"seeds": ()}, "seeds"),
     ],
 )

@@ -65,8 +65,10 @@ class Config(BaseConfig):
         check_int("early_budget", self.early_budget, 1, self.steps)
         for name in ("distance", "fov", "lr", "decoder_lr"):
             check_positive(name, getattr(self, name))
-        for name in ("gpp_sigma", "other_weight", "key_penalty", "secret_azimuth"):
-            check_number(name, getattr(self, name))
+        check_number("secret_azimuth", self.secret_azimuth)
+        for name in ("gpp_sigma", "other_weight", "key_penalty"):
+            if check_number(name, getattr(self, name)) < 0:
+                raise fail(name, getattr(self, name), "a finite number >= 0")
         check_closed_interval("gpp_fraction", self.gpp_fraction, 0.0, 1.0)
         check_closed_interval("lambda_ssim", self.lambda_ssim, 0.0, 1.0)
         for name in ("ring_elevation", "secret_elevation"):
