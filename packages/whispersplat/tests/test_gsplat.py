@@ -27,7 +27,7 @@ def test_projection_matches_gsplat():
     cov = covariance_3d(g.scales, g.quats)
     ours = project(g.means, cov, cam)
     assert ours.visible.all()  # every mean on screen: gsplat's and 3DGS's Jacobian clamps coincide there
-    radii, means2d, depths, conics, _ = torch_impl._fully_fused_projection(
+    _, means2d, depths, conics, _ = torch_impl._fully_fused_projection(
         g.means, cov, viewmat[None], K[None], cam.width, cam.height, eps2d=0.3
     )
     inverse = torch.linalg.inv(ours.cov2d)
