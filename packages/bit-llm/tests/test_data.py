@@ -17,8 +17,10 @@ from icml26_bit_llm.data import (
 
 
 def test_captions_and_converse():
-    assert captions(np.array([0, 1, 0, 1, 2])) == ["a red square left of a blue triangle",
-                                                    "a blue triangle right of a red square"]
+    assert captions(np.array([0, 1, 0, 1, 2])) == [
+        "a red square left of a blue triangle",
+        "a blue triangle right of a red square",
+    ]
     assert attribute_onehot(np.array([[0, 1, 0, 1, 2]])).sum() == 5 and N_ATTRIBUTES == 28
 
 

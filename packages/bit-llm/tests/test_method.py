@@ -107,8 +107,9 @@ def test_scst_loss_is_the_advantage_weighted_logprob(advantage):
     model = _model()
     memory = torch.randn(2, 5, 8)
     rewards = iter([np.array([advantage, 0.0]), np.array([0.0, 0.0])])  # sampled captions first, then greedy
-    loss, mean_reward = scst_loss(model, memory, [["a"], ["b"]], lambda r, c: next(rewards), 6,
-                                  torch.Generator().manual_seed(0))
+    loss, mean_reward = scst_loss(
+        model, memory, [["a"], ["b"]], lambda r, c: next(rewards), 6, torch.Generator().manual_seed(0)
+    )
     sampled = model.generate(memory, 6, sample=True, generator=torch.Generator().manual_seed(0))
     logp, mask = model.token_logprobs(memory, sampled)
     expected = -(advantage * (logp[0] * mask[0]).sum()) / mask.sum()

@@ -6,8 +6,9 @@ Axis letters: b batch, n voxels, t fMRI tokens (learned queries), h heads, d cha
 pair; the attention key of a voxel depends on its position only (Fourier features of its 3-D coordinate),
 its value is the projected voxel value u_i = W_v v_i + b_v; T learned queries pool the voxels into T fMRI tokens
 M = softmax(q K^T / sqrt(d)) U, followed by a per-token MLP. As the pooling weights sum to 1, a head's token
-is W_v (sum_i a_ti v_i) + b_v, which is how it is computed (no (batch, voxels, dim) tensor is formed). Nothing in the encoder depends on the voxel count or order, so one encoder
-serves every subject, including one it never saw.
+is W_v (sum_i a_ti v_i) + b_v, which is how it is computed (no (batch, voxels, dim) tensor is formed).
+Nothing in the encoder depends on the voxel count or order, so one encoder serves every subject, including
+one it never saw.
 """
 
 from __future__ import annotations

@@ -65,9 +65,24 @@ class Config(BaseConfig):
         super().__post_init__()
         if self.lm not in LM_KINDS:
             raise fail("lm", self.lm, f"one of {list(LM_KINDS)}")
-        for name in ("lm_dim", "lm_layers", "lm_steps", "n_train", "n_test", "enc_dim", "n_tokens",
-                     "contrastive_steps", "contrastive_batch", "sft_steps", "scst_steps", "batch", "scst_batch", "xattn_heads",
-                     "xattn_dim_head", "max_new_tokens"):
+        for name in (
+            "lm_dim",
+            "lm_layers",
+            "lm_steps",
+            "n_train",
+            "n_test",
+            "enc_dim",
+            "n_tokens",
+            "contrastive_steps",
+            "contrastive_batch",
+            "sft_steps",
+            "scst_steps",
+            "batch",
+            "scst_batch",
+            "xattn_heads",
+            "xattn_dim_head",
+            "max_new_tokens",
+        ):
             check_int(name, getattr(self, name), 1)
         check_int("n_subjects", self.n_subjects, 2)
         check_int("lm_context", self.lm_context, 2)
@@ -78,14 +93,38 @@ class Config(BaseConfig):
 
 CONFIGS = {
     "smoke": Config(
-        seeds=(0, 1), lm_steps=30, n_train=64, n_test=32, voxels=(40, 80), contrastive_steps=5, sft_steps=5,
-        scst_steps=2, batch=16, contrastive_batch=16, scst_batch=16,
+        seeds=(0, 1),
+        lm_steps=30,
+        n_train=64,
+        n_test=32,
+        voxels=(40, 80),
+        contrastive_steps=5,
+        sft_steps=5,
+        scst_steps=2,
+        batch=16,
+        contrastive_batch=16,
+        scst_batch=16,
     ),
     "quick": Config(),
     "paper": Config(  # [INF] scale: SmolLM2-135M-Instruct frozen, adapters in every block; data stays generated
-        seeds=(0, 1, 2), lm="smollm2", n_subjects=8, n_train=4000, n_test=1000, voxels=(4000, 8000), enc_dim=256,
-        n_tokens=32, contrastive_steps=5000, sft_steps=8000, sft_lr=1e-3, scst_steps=2000, scst_lr=1e-5,
-        batch=32, scst_batch=64, xattn_heads=8, xattn_dim_head=64, max_new_tokens=24,
+        seeds=(0, 1, 2),
+        lm="smollm2",
+        n_subjects=8,
+        n_train=4000,
+        n_test=1000,
+        voxels=(4000, 8000),
+        enc_dim=256,
+        n_tokens=32,
+        contrastive_steps=5000,
+        sft_steps=8000,
+        sft_lr=1e-3,
+        scst_steps=2000,
+        scst_lr=1e-5,
+        batch=32,
+        scst_batch=64,
+        xattn_heads=8,
+        xattn_dim_head=64,
+        max_new_tokens=24,
     ),
 }
 
@@ -163,8 +202,9 @@ def frozen_lm(config: Config):
     if config.lm == "smollm2":
         return load_smollm2()
     corpus = pretraining_texts(4000, seed=0, prompt=PROMPT, exponent=config.zipf)
-    return pretrain_tiny_lm(corpus, config.lm_steps, config.lm_dim, config.lm_layers, config.lm_context,
-                            config.lm_lr, seed=0)
+    return pretrain_tiny_lm(
+        corpus, config.lm_steps, config.lm_dim, config.lm_layers, config.lm_context, config.lm_lr, seed=0
+    )
 
 
 def measure_seed(config: Config, seed: int, lm, tokenizer) -> tuple[dict[str, float], dict[str, list[float]]]:
@@ -178,14 +218,24 @@ def measure_seed(config: Config, seed: int, lm, tokenizer) -> tuple[dict[str, fl
     from .metrics import caption_scores
     from .training import encode_subject, evaluate, train_contrastive, train_scst, train_sft
 
-    data = make_dataset(seed, config.n_subjects, config.n_train, config.n_test, config.voxels, config.noise,
-                        config.zipf)
+    data = make_dataset(
+        seed, config.n_subjects, config.n_train, config.n_test, config.voxels, config.noise, config.zipf
+    )
     test, refs, T = data.test, data.test.references, config.max_new_tokens
     torch.manual_seed(derive(seed, "encoder"))
     encoder = VoxelEncoder(config.enc_dim, config.n_tokens)
     head = ContrastiveHead(config.enc_dim, data.semantic.shape[1])
-    curves = {"contrastive": train_contrastive(encoder, head, data, config.contrastive_steps, config.contrastive_lr,
-                                               config.contrastive_batch, derive(seed, "stage1"))}
+    curves = {
+        "contrastive": train_contrastive(
+            encoder,
+            head,
+            data,
+            config.contrastive_steps,
+            config.contrastive_lr,
+            config.contrastive_batch,
+            derive(seed, "stage1"),
+        )
+    }
     for p in encoder.parameters():
         p.requires_grad_(False)
     memories = [encode_subject(encoder, s) for s in data.train]
@@ -201,19 +251,22 @@ def measure_seed(config: Config, seed: int, lm, tokenizer) -> tuple[dict[str, fl
 
     torch.manual_seed(derive(seed, "prefix"))
     prefix = PrefixDecoder(lm, tokenizer, config.enc_dim, config.n_tokens)
-    curves["prefix_sft"] = train_sft(prefix, memories, data.train, config.sft_steps, config.sft_lr, config.batch,
-                                     derive(seed, "stage2"))
+    curves["prefix_sft"] = train_sft(
+        prefix, memories, data.train, config.sft_steps, config.sft_lr, config.batch, derive(seed, "stage2")
+    )
     out |= {f"prefix_{k}": v for k, v in evaluate(prefix, test_memory, refs, T)[0].items()}
     out["prefix_trainable_params"] = float(sum(p.numel() for p in prefix.parameters() if p.requires_grad))
 
     torch.manual_seed(derive(seed, "bitllm"))
     model = BitLLM(lm, tokenizer, config.enc_dim, config.interval, config.xattn_heads, config.xattn_dim_head)
     try:
-        curves["xattn_sft"] = train_sft(model, memories, data.train, config.sft_steps, config.sft_lr, config.batch,
-                                        derive(seed, "stage2"))
+        curves["xattn_sft"] = train_sft(
+            model, memories, data.train, config.sft_steps, config.sft_lr, config.batch, derive(seed, "stage2")
+        )
         out |= {f"stage2_{k}": v for k, v in evaluate(model, test_memory, refs, T)[0].items()}
-        curves["scst_reward"] = train_scst(model, memories, data.train, config.scst_steps, config.scst_lr,
-                                           config.scst_batch, T, derive(seed, "stage3"))
+        curves["scst_reward"] = train_scst(
+            model, memories, data.train, config.scst_steps, config.scst_lr, config.scst_batch, T, derive(seed, "stage3")
+        )
         out["xattn_trainable_params"] = float(sum(p.numel() for p in model.parameters() if p.requires_grad))
         for name, (fmri, coords) in perturbations(test.fmri, test.coords, seed).items():
             scores, _ = evaluate(model, encode_subject(encoder, test, fmri, coords), refs, T)
@@ -227,9 +280,15 @@ def measure_seed(config: Config, seed: int, lm, tokenizer) -> tuple[dict[str, fl
     out["stage3_minus_stage2_cider"] = out["original_cider_d"] - out["stage2_cider_d"]
     out["bitllm_minus_prefix_cider"] = out["original_cider_d"] - out["prefix_cider_d"]
     out["zeroed_gap_fraction"] = (out["zeroed_cider_d"] - out["prior_cider_d"]) / gap if gap > 0 else float("nan")
-    out["shuffled_drop_fraction"] = (out["original_cider_d"] - out["shuffled_cider_d"]) / gap if gap > 0 else float("nan")
-    out["identity_drop_fraction"] = (out["original_cider_d"] - out["identity_cider_d"]) / gap if gap > 0 else float("nan")
-    out["reordered_drop_fraction"] = (out["original_cider_d"] - out["reordered_cider_d"]) / gap if gap > 0 else float("nan")
+    out["shuffled_drop_fraction"] = (
+        (out["original_cider_d"] - out["shuffled_cider_d"]) / gap if gap > 0 else float("nan")
+    )
+    out["identity_drop_fraction"] = (
+        (out["original_cider_d"] - out["identity_cider_d"]) / gap if gap > 0 else float("nan")
+    )
+    out["reordered_drop_fraction"] = (
+        (out["original_cider_d"] - out["reordered_cider_d"]) / gap if gap > 0 else float("nan")
+    )
     return out, curves
 
 
@@ -259,13 +318,20 @@ def _figure(per_seed: list[dict[str, float]], curves: list[dict[str, list[float]
     left.set(xlabel="stage (ii) step", ylabel="caption CE", yscale="log", title="SFT")
     left.legend(fontsize=7)
     bars = {
-        "prior": "prior_cider_d", "retrieval": "retrieval_cider_d", "prefix (ii)": "prefix_cider_d",
-        "xattn (ii)": "stage2_cider_d", "BIT-LLM (iii)": "original_cider_d", "zeroed": "zeroed_cider_d",
-        "shuffled": "shuffled_cider_d", "identity": "identity_cider_d",
+        "prior": "prior_cider_d",
+        "retrieval": "retrieval_cider_d",
+        "prefix (ii)": "prefix_cider_d",
+        "xattn (ii)": "stage2_cider_d",
+        "BIT-LLM (iii)": "original_cider_d",
+        "zeroed": "zeroed_cider_d",
+        "shuffled": "shuffled_cider_d",
+        "identity": "identity_cider_d",
     }
     means = [np.mean([v[k] for v in per_seed]) for k in bars.values()]
-    sems = [np.std([v[k] for v in per_seed], ddof=1) / np.sqrt(len(per_seed)) if len(per_seed) > 1 else 0.0
-            for k in bars.values()]
+    sems = [
+        np.std([v[k] for v in per_seed], ddof=1) / np.sqrt(len(per_seed)) if len(per_seed) > 1 else 0.0
+        for k in bars.values()
+    ]
     right.bar(range(len(bars)), means, yerr=sems, color="tab:gray")
     right.set_xticks(range(len(bars)), list(bars), rotation=60, ha="right", fontsize=7)
     right.set(ylabel="CIDEr-D, held-out subject", title="greedy captions")

@@ -61,12 +61,11 @@ def encode(tokenizer, prompt: str, captions: list[str], context: int, prefix: in
     """
     if not captions:
         raise fail("captions", captions, "at least one caption")
-    head = ([tokenizer.bos_token_id] if tokenizer.bos_token_id is not None else []) + tokenizer.encode(
-        prompt, add_special_tokens=False
-    )
+    bos = [tokenizer.bos_token_id] if tokenizer.bos_token_id is not None else []
+    head = [*bos, *tokenizer.encode(prompt, add_special_tokens=False)]
     rows = []
     for caption in captions:
-        body = tokenizer.encode(" " + caption, add_special_tokens=False) + [tokenizer.eos_token_id]
+        body = [*tokenizer.encode(" " + caption, add_special_tokens=False), tokenizer.eos_token_id]
         if prefix + len(head) + len(body) > context:
             raise fail(
                 "captions",
@@ -100,8 +99,18 @@ def pretrain_tiny_lm(corpus: list[str], steps: int, dim: int, layers: int, conte
     check_positive("lr", lr)
     tokenizer = word_tokenizer()
     model = tiny_llama(len(tokenizer), dim, layers, context=context, seed=seed)
-    key = fingerprint({"corpus": fingerprint(corpus), "steps": steps, "dim": dim, "layers": layers, "lr": lr,
-                       "context": context, "seed": seed, "vocab": tokenizer.get_vocab()})
+    key = fingerprint(
+        {
+            "corpus": fingerprint(corpus),
+            "steps": steps,
+            "dim": dim,
+            "layers": layers,
+            "lr": lr,
+            "context": context,
+            "seed": seed,
+            "vocab": tokenizer.get_vocab(),
+        }
+    )
 
     def build() -> dict[str, torch.Tensor]:
         log.info("pretraining the tiny LM on %d captions (%d steps)", len(corpus), steps)

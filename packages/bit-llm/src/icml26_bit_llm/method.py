@@ -241,4 +241,3 @@ def scst_loss(
     logp, mask = decoder.token_logprobs(memory, sampled_ids)
     loss = -(advantage[:, None] * logp * mask).sum() / mask.sum().clamp(min=1)
     return loss, float(r_sample.mean())
-

@@ -36,8 +36,9 @@ def train_contrastive(
         subject = data.train[rng.integers(len(data.train))]
         idx = rng.choice(len(subject.fmri), size=min(batch, len(subject.fmri)), replace=False)
         fmri, coords = _tensors(subject)
-        loss = info_nce(head(encoder(fmri[idx], coords)), torch.from_numpy(data.target(subject.scenes[idx])),
-                        head.log_scale)
+        loss = info_nce(
+            head(encoder(fmri[idx], coords)), torch.from_numpy(data.target(subject.scenes[idx])), head.log_scale
+        )
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
@@ -46,8 +47,9 @@ def train_contrastive(
 
 
 @torch.no_grad()
-def encode_subject(encoder: VoxelEncoder, subject: Subject, fmri: np.ndarray | None = None,
-                   coords: np.ndarray | None = None) -> torch.Tensor:
+def encode_subject(
+    encoder: VoxelEncoder, subject: Subject, fmri: np.ndarray | None = None, coords: np.ndarray | None = None
+) -> torch.Tensor:
     """(n, T, d) fMRI tokens of a subject (or of perturbed ``fmri``/``coords``), with the encoder frozen."""
     encoder.eval()
     f = torch.from_numpy(np.asarray(subject.fmri if fmri is None else fmri, dtype=np.float32))
@@ -55,8 +57,15 @@ def encode_subject(encoder: VoxelEncoder, subject: Subject, fmri: np.ndarray | N
     return encoder(f, c)
 
 
-def train_sft(decoder: CaptionDecoder, memories: list[torch.Tensor], subjects: tuple[Subject, ...], steps: int,
-              lr: float, batch: int, seed: int) -> list[float]:
+def train_sft(
+    decoder: CaptionDecoder,
+    memories: list[torch.Tensor],
+    subjects: tuple[Subject, ...],
+    steps: int,
+    lr: float,
+    batch: int,
+    seed: int,
+) -> list[float]:
     """Stage (ii): next-token CE on the caption (its first reference), only the interface's parameters trained."""
     check_int("steps", steps, 1)
     rng = np.random.default_rng(seed)
@@ -73,8 +82,16 @@ def train_sft(decoder: CaptionDecoder, memories: list[torch.Tensor], subjects: t
     return losses
 
 
-def train_scst(decoder: CaptionDecoder, memories: list[torch.Tensor], subjects: tuple[Subject, ...], steps: int,
-               lr: float, batch: int, max_new_tokens: int, seed: int) -> list[float]:
+def train_scst(
+    decoder: CaptionDecoder,
+    memories: list[torch.Tensor],
+    subjects: tuple[Subject, ...],
+    steps: int,
+    lr: float,
+    batch: int,
+    max_new_tokens: int,
+    seed: int,
+) -> list[float]:
     """Stage (iii): SCST with reward CIDEr-D (pycocoevalcap) and the greedy caption as baseline."""
     check_int("steps", steps, 1)
     rng = np.random.default_rng(seed)
@@ -93,8 +110,9 @@ def train_scst(decoder: CaptionDecoder, memories: list[torch.Tensor], subjects: 
     return rewards
 
 
-def evaluate(decoder: CaptionDecoder, memory: torch.Tensor, references: list[list[str]],
-             max_new_tokens: int) -> tuple[dict[str, float], list[str]]:
+def evaluate(
+    decoder: CaptionDecoder, memory: torch.Tensor, references: list[list[str]], max_new_tokens: int
+) -> tuple[dict[str, float], list[str]]:
     """Greedy captions of ``memory`` scored against ``references``: BLEU-4, CIDEr-D, distinct captions."""
     decoder.eval()
     generated = decoder.caption(memory, max_new_tokens)
