@@ -18,31 +18,35 @@ from .method import CaptionDecoder, scst_loss
 from .metrics import caption_scores, cider_d
 
 
-def _tensors(subject: Subject) -> tuple[torch.Tensor, torch.Tensor]:
-    return torch.from_numpy(subject.fmri), torch.from_numpy(subject.coords)
+def subject_batches(sizes: list[int], steps: int, batch: int, seed: int):
+    """(subject k, sample indices) for each of ``steps`` steps: a training subject at random, a batch of its samples."""
+    check_int("steps", steps, 1)
+    check_int("batch", batch, 1)
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        k = int(rng.integers(len(sizes)))
+        yield k, rng.choice(sizes[k], size=min(batch, sizes[k]), replace=False)
+
+
+def _descend(optimizer: torch.optim.Optimizer, loss: torch.Tensor) -> float:
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    return loss.item()
 
 
 def train_contrastive(
     encoder: VoxelEncoder, head: ContrastiveHead, data: Dataset, steps: int, lr: float, batch: int, seed: int
 ) -> list[float]:
     """Stage (i): symmetric InfoNCE between the pooled fMRI tokens and the scene's semantic vector."""
-    check_int("steps", steps, 1)
     check_positive("lr", lr)
-    rng = np.random.default_rng(seed)
-    params = [*encoder.parameters(), *head.parameters()]
-    optimizer = torch.optim.AdamW(params, lr=lr, weight_decay=0.01)
+    optimizer = torch.optim.AdamW([*encoder.parameters(), *head.parameters()], lr=lr, weight_decay=0.01)
     losses = []
-    for _ in range(steps):
-        subject = data.train[rng.integers(len(data.train))]
-        idx = rng.choice(len(subject.fmri), size=min(batch, len(subject.fmri)), replace=False)
-        fmri, coords = _tensors(subject)
-        loss = info_nce(
-            head(encoder(fmri[idx], coords)), torch.from_numpy(data.target(subject.scenes[idx])), head.log_scale
-        )
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())
+    for k, idx in subject_batches([len(s.fmri) for s in data.train], steps, batch, seed):
+        subject = data.train[k]
+        fmri, coords = torch.from_numpy(subject.fmri[idx]), torch.from_numpy(subject.coords)
+        target = torch.from_numpy(data.target(subject.scenes[idx]))
+        losses.append(_descend(optimizer, info_nce(head(encoder(fmri, coords)), target, head.log_scale)))
     return losses
 
 
@@ -67,18 +71,11 @@ def train_sft(
     seed: int,
 ) -> list[float]:
     """Stage (ii): next-token CE on the caption (its first reference), only the interface's parameters trained."""
-    check_int("steps", steps, 1)
-    rng = np.random.default_rng(seed)
     optimizer = torch.optim.AdamW([p for p in decoder.parameters() if p.requires_grad], lr=lr, weight_decay=0.0)
     losses = []
-    for _ in range(steps):
-        k = rng.integers(len(subjects))
-        idx = rng.choice(len(memories[k]), size=min(batch, len(memories[k])), replace=False)
-        loss = decoder.loss(memories[k][idx], [captions(s)[0] for s in subjects[k].scenes[idx]])
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())
+    for k, idx in subject_batches([len(m) for m in memories], steps, batch, seed):
+        targets = [captions(s)[0] for s in subjects[k].scenes[idx]]
+        losses.append(_descend(optimizer, decoder.loss(memories[k][idx], targets)))
     return losses
 
 
@@ -93,19 +90,13 @@ def train_scst(
     seed: int,
 ) -> list[float]:
     """Stage (iii): SCST with reward CIDEr-D (pycocoevalcap) and the greedy caption as baseline."""
-    check_int("steps", steps, 1)
-    rng = np.random.default_rng(seed)
     generator = torch.Generator().manual_seed(seed)
     optimizer = torch.optim.AdamW([p for p in decoder.parameters() if p.requires_grad], lr=lr, weight_decay=0.0)
     rewards = []
-    for _ in range(steps):
-        k = rng.integers(len(subjects))
-        idx = rng.choice(len(memories[k]), size=min(batch, len(memories[k])), replace=False)
+    for k, idx in subject_batches([len(m) for m in memories], steps, batch, seed):
         refs = [captions(s) for s in subjects[k].scenes[idx]]
         loss, reward = scst_loss(decoder, memories[k][idx], refs, cider_d, max_new_tokens, generator)
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
+        _descend(optimizer, loss)
         rewards.append(reward)
     return rewards
 
