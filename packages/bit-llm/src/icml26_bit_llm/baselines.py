@@ -1,0 +1,46 @@
+"""What BIT-LLM is compared with: the prefix (soft-prompt) decoder, the language prior, retrieval.
+
+* ``PrefixDecoder``: MindLLM / LLaVA-style. The same fMRI tokens, mapped by an MLP projector into the LM's
+  embedding space, are spliced into the input once, after [bos] and before the prompt; the frozen LM reads
+  them only through its own self-attention.
+* ``LanguagePrior``: the frozen LM alone, no fMRI (the floor every perturbation is measured against).
+* ``retrieve_captions``: nearest training caption in the stage-(i) contrastive space (spec section 4).
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from .lm import PROMPT
+from .method import CaptionDecoder
+
+
+class PrefixDecoder(CaptionDecoder):
+    """fMRI tokens as a soft prompt: [bos] P(M) prompt caption, P a 2-layer MLP ([INF] LLaVA-1.5's projector)."""
+
+    def __init__(self, lm, tokenizer, d_memory: int, n_tokens: int, prompt: str = PROMPT):
+        super().__init__(lm, tokenizer, prompt)
+        self.n_prefix = n_tokens
+        self.project = nn.Sequential(nn.Linear(d_memory, self.dim), nn.GELU(), nn.Linear(self.dim, self.dim))
+
+    def logits(self, ids: torch.Tensor, memory: torch.Tensor) -> torch.Tensor:
+        embed = self.lm.get_input_embeddings()(ids)
+        prefix = self.project(memory.to(embed.dtype))
+        x = torch.cat([embed[:, :1], prefix, embed[:, 1:]], dim=1)
+        out = self.lm(inputs_embeds=x, use_cache=False).logits
+        return torch.cat([out[:, :1], out[:, 1 + prefix.shape[1] :]], dim=1)  # the text positions only
+
+
+class LanguagePrior(CaptionDecoder):
+    """The frozen LM captioning from the prompt alone: what generation falls back to without neural evidence."""
+
+    def logits(self, ids: torch.Tensor, memory: torch.Tensor) -> torch.Tensor:
+        return self.lm(input_ids=ids, use_cache=False).logits
+
+
+def retrieve_captions(query: torch.Tensor, keys: torch.Tensor, captions: list[str]) -> list[str]:
+    """For each query embedding (q, d), the caption of the most cosine-similar key (k, d)."""
+    best = (F.normalize(query, dim=-1) @ F.normalize(keys, dim=-1).T).argmax(dim=1)
+    return [captions[i] for i in best.tolist()]
