@@ -139,8 +139,10 @@ class UltraNeuron(SpikingNeuron):
         return v, torch.sigmoid((v - self.theta) / eps)  # eq. spike: s = sigma((V - theta)/eps), ds/dV = s(1-s)/eps
 
 
-class UltraLIF(UltraNeuron):
-    """Temporal UltraLIF: ``V <- LSE_eps(V + log tau, x)``, the ultradiscretized LIF ODE ``V <- tau V + x``."""
+class LeakyUltraNeuron(UltraNeuron):
+    """An Ultra neuron with a leak tau in (0, 1), stored as ``log tau``: fixed, or a parameter (``learn_tau``)."""
+
+    learn_tau = False
 
     def __init__(
         self,
@@ -152,27 +154,22 @@ class UltraLIF(UltraNeuron):
         variant: str = "ablation",
     ):
         super().__init__(dim, eps, learn_eps, theta, variant)
-        self.log_tau = math.log(check_open_interval("tau", tau, 0.0, 1.0))
+        log_tau = math.log(check_open_interval("tau", tau, 0.0, 1.0))
+        self.log_tau = nn.Parameter(torch.tensor(log_tau)) if self.learn_tau else log_tau
+
+
+class UltraLIF(LeakyUltraNeuron):
+    """Temporal UltraLIF: ``V <- LSE_eps(V + log tau, x)``, the ultradiscretized LIF ODE ``V <- tau V + x``."""
 
     def membrane(self, v, x, eps):
         return soft_maxplus(torch.stack([v + self.log_tau, x], -1), eps)  # eq. UltraLIF
 
 
-class UltraPLIF(UltraNeuron):
+class UltraPLIF(LeakyUltraNeuron):
     """UltraLIF with a learnable leak: parameter ``log tau`` (init log 0.9), clamped to [-2.3, -0.01]
     (the "library" variant does not clamp)."""
 
-    def __init__(
-        self,
-        dim: int,
-        tau: float = TAU,
-        eps: float = 1.0,
-        learn_eps: bool = True,
-        theta: float = THETA,
-        variant: str = "ablation",
-    ):
-        super().__init__(dim, eps, learn_eps, theta, variant)
-        self.log_tau = nn.Parameter(torch.tensor(math.log(check_open_interval("tau", tau, 0.0, 1.0))))
+    learn_tau = True
 
     def membrane(self, v, x, eps):
         log_tau = self.log_tau if self.variant == "library" else self.log_tau.clamp(LOG_TAU_MIN, LOG_TAU_MAX)
@@ -199,20 +196,10 @@ class UltraDLIF(UltraNeuron):
         return ring_maxplus(v, eps)
 
 
-class UltraDPLIF(UltraNeuron):
+class UltraDPLIF(LeakyUltraNeuron):
     """UltraDLIF with a learnable self-coupling: middle term ``tau * V_i``, tau clamped to [0.1, 0.99]."""
 
-    def __init__(
-        self,
-        dim: int,
-        tau: float = TAU,
-        eps: float = 1.0,
-        learn_eps: bool = True,
-        theta: float = THETA,
-        variant: str = "ablation",
-    ):
-        super().__init__(dim, eps, learn_eps, theta, variant)
-        self.log_tau = nn.Parameter(torch.tensor(math.log(check_open_interval("tau", tau, 0.0, 1.0))))
+    learn_tau = True
 
     def membrane(self, v, x, eps):
         tau = self.log_tau.exp().clamp(TAU_MIN, TAU_MAX)
@@ -220,5 +207,4 @@ class UltraDPLIF(UltraNeuron):
             return tau * v + x  # library: the learnable tau is the leak, the spike reads the ring LSE
         return ring_maxplus(v, eps, tau) + x  # eq. UltraDPLIF
 
-    def spike_potential(self, v, eps):
-        return ring_maxplus(v, eps)
+    spike_potential = UltraDLIF.spike_potential  # library: the spike reads LSE(V_{i-1}, V_i, V_{i+1})
