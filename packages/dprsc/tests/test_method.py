@@ -78,6 +78,23 @@ def test_answers_are_exact_in_the_no_noise_limit(small):
     assert r.answer(lo, hi) == pytest.approx(truth, abs=1e-3)
 
 
+@pytest.mark.parametrize("d, hierarchical", [(1, True), (2, True), (2, False)])
+def test_noiseless_release_equals_the_exact_range_counts(d, hierarchical):
+    """noise=False (issue 16 API gap): the exact tree, no truncation, so answers are the exact counts."""
+    from icml26_dprsc import DyadicTree as exported
+    from icml26_dprsc.baselines import exact_box_counts
+    from icml26_dprsc.data import random_boxes
+
+    assert exported is DyadicTree
+    G = nx.barabasi_albert_graph(60, 6, seed=1)  # hubs: the noisy release truncates occurrences here
+    X = np.random.default_rng(1).integers(0, U, size=(60, d))
+    lo, hi = random_boxes(X, U, 25, 0.05, np.random.default_rng(2))
+    exact = release(G, X, U=U, hierarchical=hierarchical, noise=False)
+    assert exact.noise_scale == 0.0 and exact.tau == math.inf and exact.n_truncated == 0
+    assert np.array_equal(exact.answer(lo, hi), exact_box_counts(G, X, lo, hi, U=U))
+    assert not np.allclose(release(G, X, U=U, hierarchical=hierarchical).answer(lo, hi), exact.answer(lo, hi))
+
+
 def test_answers_are_consistent_post_processing(small):
     G, X = small
     r = release(G, X, U=U, seed=3)
@@ -155,6 +172,8 @@ def test_bad_privacy_parameters_are_rejected(small):
         release(G, X, eps_split=1.0, U=U)
     with pytest.raises(ValueError, match="seed="):
         release(G, X, seed=-1, U=U)
+    with pytest.raises(ValueError, match="noise=0"):
+        release(G, X, noise=0, U=U)
 
 
 def test_bad_attributes_are_rejected(small):

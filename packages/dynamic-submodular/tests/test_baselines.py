@@ -6,6 +6,7 @@ from icml26_dynamic_submodular import (
     INSERT,
     Cardinality,
     Coverage,
+    DynamicConsistent,
     LazyRepair,
     PartitionMatroid,
     RecomputeGreedy,
@@ -42,6 +43,16 @@ def test_lazy_and_swap_change_at_most_two_per_step(seed, matroid):
         for op, e in zip(*stream, strict=True):
             assert algorithm.update(int(op), int(e)) <= 2
             assert constraint.independent(algorithm.solution)
+
+
+def test_an_arrival_in_a_capacity_zero_class_is_rejected():
+    """Issue 16.4: a class of capacity 0 (accepted by PartitionMatroid) used to crash SwapStreaming."""
+    f = Coverage(np.eye(2, dtype=int))
+    constraint = PartitionMatroid(np.array([0, 1]), np.array([0, 1]))
+    algorithms = (SwapStreaming, LazyRepair, RecomputeGreedy, DynamicConsistent)
+    for algorithm in (make(f, constraint) for make in algorithms):
+        assert algorithm.update(INSERT, 1) == 1 and algorithm.solution == [1]
+        assert algorithm.update(INSERT, 0) == 0 and algorithm.solution == [1]  # class 0 holds nothing
 
 
 def test_swap_streaming_preempts_only_at_twice_the_weight():

@@ -53,6 +53,19 @@ def test_set_system_and_digits_shapes():
     assert partition_by_class(labels, 2).rank == sum(min(2, c) for c in np.bincount(labels))
 
 
+@pytest.mark.parametrize("n", [2, 7, 60])
+def test_digits_similarity_equals_the_direct_broadcast_formula(n):
+    """scikit-learn's pairwise kernels give the (n, n, 64) broadcast formula they replaced (issue 19)."""
+    from sklearn.datasets import load_digits
+
+    sim, labels = digits_facility_location(n, np.random.default_rng(n))
+    X, y = load_digits(return_X_y=True)
+    pick = np.random.default_rng(n).choice(len(X), size=n, replace=False)
+    sq = ((X[pick][:, None, :] - X[pick][None, :, :]) ** 2).sum(-1)
+    assert np.allclose(sim, np.exp(-sq / np.median(sq[np.triu_indices(n, 1)])), rtol=1e-14, atol=0)
+    assert np.array_equal(labels, y[pick])
+
+
 @pytest.mark.parametrize("p_del", [0.0, 0.5, 1.2])
 def test_bad_p_del(p_del):
     with pytest.raises(ValueError, match="p_del"):

@@ -50,6 +50,19 @@ def test_adjacency_is_row_normalised_with_self_loops():
     torch.testing.assert_close(A[4], A[0])  # task token u aggregates like node u
 
 
+@settings(deadline=None, max_examples=10)
+@given(st.integers(3, 10), st.integers(0, 100))
+def test_scores_do_not_depend_on_where_node_tokens_sit(n, seed):
+    """Issue 16.11: message passing used to index rows by position and columns by ID; now both by position."""
+    model = small_model(True)
+    tb = tokenize([random_subgraph(n, seed)], 12, np.random.default_rng(seed))
+    perm = np.r_[np.random.default_rng(seed + 1).permutation(n), n, n + 1]  # move node tokens, keep task tokens
+    with torch.no_grad():
+        ref = model(torch.from_numpy(tb.tokens), torch.from_numpy(tb.mask))
+        moved = model(torch.from_numpy(tb.tokens[:, perm]), torch.from_numpy(tb.mask[:, perm]))
+    torch.testing.assert_close(moved, ref, atol=1e-5, rtol=1e-4)
+
+
 def test_mp_residual_flag_changes_the_model():
     with_mp, without = small_model(True), small_model(False)
     assert without.mp is None and with_mp.num_parameters() - without.num_parameters() == 2 * (16 * 16 + 16)

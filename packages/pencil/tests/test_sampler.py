@@ -104,6 +104,12 @@ def test_batched_sampling_matches_single_pairs_and_keeps_k_uniformly(karate):
         np.testing.assert_array_equal(sub.nodes, ref.nodes)
         np.testing.assert_array_equal(sub.edges, ref.edges)
     assert batch[3].nodes[0] == 7 and 7 not in batch[3].nodes[1:].tolist()  # u == v appears once
+    assert batch[3].self_pair and not any(s.self_pair for i, s in enumerate(batch) if i != 3)
+    tokens = tokenize(batch, 64).tokens  # both task tokens of the self pair copy u (official), not position 1
+    N = tokens.shape[1] - 2
+    np.testing.assert_array_equal(tokens[3, N + 1, :128], tokens[3, 0, :128])
+    np.testing.assert_array_equal(tokens[3, N, :128], tokens[3, N + 1, :128])
+    np.testing.assert_array_equal(tokens[4, N + 1, :128], tokens[4, 1, :128])  # (0, 1): v at position 1
     # star 0 - {1..16} and the edge 17 - 18; one hop, k=3 of the 16 leaves: each kept with probability 3/16
     star = Graph.from_edges(np.array([(0, i) for i in range(1, 17)] + [(17, 18)]), 19)
     subs = sample_subgraphs(star, np.tile([0, 17], (4000, 1)), 1, 3, np.random.default_rng(0), remove_target=False)

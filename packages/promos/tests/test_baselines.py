@@ -19,6 +19,21 @@ def test_residual_score_brute_force():
     np.testing.assert_allclose(score, expected, rtol=1e-5)
 
 
+@pytest.mark.parametrize(
+    "edges",
+    [
+        [[0, 1, 1, 2], [1, 0, 2, 1]],  # both directions
+        [[0, 1], [1, 2]],  # one direction only
+        [[0, 0, 1, 1, 2, 1], [1, 1, 0, 2, 1, 1]],  # edge 0-1 listed twice, and a self loop
+    ],
+)
+def test_residual_score_does_not_depend_on_how_the_edge_list_is_written(edges):
+    """Issue 16.3: x = [[0], [1], [3]] on the path 0-1-2 scores [1, 0.5, 2] however the edges are listed."""
+    graph = Graph(np.array([[0.0], [1.0], [3.0]]), np.array(edges))
+    np.testing.assert_allclose(residual_score(graph), [1.0, 0.5, 2.0])
+    assert sorted(map(tuple, graph.edge_index.T)) == [(0, 1), (1, 0), (1, 2), (2, 1)]
+
+
 def test_teacher_knn_matches_sklearn():
     from sklearn.neighbors import NearestNeighbors
 

@@ -5,8 +5,17 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from icml26_promos import Graph, MixtureOfStudents, ProMoS, align_features, residual_features, soft_labels
-from icml26_promos.method import commitment_weights, kl_per_node, squared_distances
+from icml26_promos import (
+    Graph,
+    MixtureOfStudents,
+    ProMoS,
+    align_features,
+    commitment_weights,
+    kl_per_node,
+    residual_features,
+    soft_labels,
+)
+from icml26_promos.method import squared_distances
 
 
 def ring(n: int) -> np.ndarray:
@@ -69,6 +78,26 @@ def test_commitment_weights_sum_to_one_and_favour_agreement():
     assert abs(float(w.sum()) - 1.0) < 1e-6 and w[0] > w[1]
 
 
+def test_commitment_weights_official_log_variant():
+    """Issue 20: log_eps=0 is the official sim.log(); it differs from log(q + 1e-8) only where q is tiny."""
+    P = torch.tensor([[0.0, 0.0], [5.0, 0.0], [0.0, 5.0]])
+    smooth = soft_labels(torch.randn(50, 2, generator=torch.Generator().manual_seed(0)), P, 20.0)
+    torch.testing.assert_close(
+        commitment_weights(smooth, P, 2.0, 1.0, 0.6, log_eps=0.0),
+        commitment_weights(smooth, P, 2.0, 1.0, 0.6),
+        atol=1e-6,
+        rtol=1e-5,
+    )
+    peaked = soft_labels(torch.tensor([[0.0, 0.0], [0.2, 0.1], [5.0, 0.2]]), P, 0.05)  # exact float32 zeros
+    assert (peaked == 0).any(dim=1).all()
+    official = commitment_weights(peaked, P, 2.0, 1.0, 0.6, log_eps=0.0)
+    ours = commitment_weights(peaked, P, 2.0, 1.0, 0.6)
+    assert float(official.sum()) == 0.0  # every node has a zero under rho > 0: the commitment loss vanishes
+    assert abs(float(ours.sum()) - 1.0) < 1e-6
+    with pytest.raises(ValueError, match="log_eps"):
+        commitment_weights(peaked, P, 2.0, 1.0, 0.6, log_eps=-1e-8)
+
+
 def test_router_uses_top_k_experts_with_weights_summing_to_one():
     torch.manual_seed(0)
     mos = MixtureOfStudents(dim=4, num_experts=5, top_k=2, dropout=0.0).eval()
@@ -114,9 +143,19 @@ def test_promos_fit_and_score_shapes_and_determinism():
     b = ProMoS(**kw, seed=3).fit(sources).decision_function(tiny_graph(2, 30))
     assert a.shape == (30,) and np.isfinite(a).all() and (a >= 0).all()
     np.testing.assert_allclose(a, b)
-    for ablation in ({"personalised": False}, {"prototypes": False}):
+    for ablation in ({"personalised": False}, {"prototypes": False}, {"commitment_log_eps": 0.0}):
         c = ProMoS(**kw, **ablation).fit(sources).decision_function(tiny_graph(2, 30))
         assert c.shape == (30,) and np.isfinite(c).all()
+
+
+def test_score_components_add_up_to_the_decision_function():
+    sources = [tiny_graph(0), tiny_graph(1)]
+    model = ProMoS(dim=8, num_experts=3, num_prototypes=4, hidden=16, epochs=2, teacher_epochs=2).fit(sources)
+    parts = model.score_components(tiny_graph(2, 30))
+    assert set(parts) == {"distillation_bias", "geometric_deviation"}
+    assert all(v.shape == (30,) and (v >= 0).all() for v in parts.values())
+    total = parts["distillation_bias"] + model.lam * parts["geometric_deviation"]
+    np.testing.assert_array_equal(model.decision_function(tiny_graph(2, 30)), total)
 
 
 def test_score_before_fit_raises():
@@ -134,6 +173,7 @@ def test_score_before_fit_raises():
         ({"lr": -1.0}, "lr"),
         ({"epochs": 0}, "epochs"),
         ({"lam": float("nan")}, "lam"),
+        ({"commitment_log_eps": -1.0}, "commitment_log_eps"),
     ],
 )
 def test_bad_hyperparameters(kwargs, name):

@@ -104,6 +104,28 @@ def test_convolution_keeps_spd_and_is_a_homomorphism_step():
     assert torch.linalg.eigvalsh(out).min() >= np.log(conv.reeig_eps) - 1e-4
 
 
+def _path_diffusion(normalise: bool, stalks: torch.Tensor) -> torch.Tensor:
+    """One diffusion + identity mixing of SPDSheafConv on the 3-atom path 0-1-2 with identity maps."""
+    edges = torch.tensor([[0, 1, 1, 2], [1, 0, 2, 1]])
+    conv = SPDSheafConv(1, 1, features=2, maps="identity", normalise=normalise).double()
+    with torch.no_grad():
+        conv.theta.copy_(torch.eye(1))  # isolate the diffusion: L~ = L - alpha Delta L, no mixing, no bias
+    return conv.linear_part(stalks, torch.zeros(3, 2, dtype=torch.float64), edges, check_graph(edges, 3))
+
+
+def test_unnormalised_diffusion_fixes_global_sections_and_normalised_fixes_rescaled_ones():
+    """Issue 16.5: equal stalks are a global section; D^{-1/2} Delta D^{-1/2} moves them, Delta does not."""
+    L = sym(torch.randn(3, 3, generator=torch.Generator().manual_seed(0), dtype=torch.float64))
+    section = L.expand(3, 1, 3, 3).clone()
+    torch.testing.assert_close(_path_diffusion(False, section), section)
+    moved = (_path_diffusion(True, section) - section).abs().amax()
+    assert moved > 0.05 * L.abs().amax()  # the degree-normalised default moves the global section
+    rescaled = torch.tensor([1.0, 2.0, 1.0], dtype=torch.float64).sqrt().view(3, 1, 1, 1) * section
+    torch.testing.assert_close(_path_diffusion(True, rescaled), rescaled)  # its fixed points: D^{1/2} L
+    with pytest.raises(ValueError, match="normalise"):
+        SPDSheafConv(1, 1, 2, normalise=1)
+
+
 def test_identity_maps_give_graph_diffusion():
     edges = random_graph(2)
     reverse = check_graph(edges, 6)

@@ -95,3 +95,14 @@ def test_plif_leak_gets_no_gradient_at_the_first_step():
     neuron.reset(2)
     neuron(torch.randn(2, 4) + 1).sum().backward()
     assert float(neuron.w.grad) == 0.0
+
+
+def test_baselines_fire_binary_at_theta():
+    """Pins our choice (issue 20): Heaviside H(V - 1) forward, not the official smooth sigmoid(10 (V - 0.5))
+    nor the official DSpike threshold 0.5. At V = 0.8 the official LIF would fire 0.95, ours 0."""
+    x = torch.tensor([[0.4, 0.8, 1.0, 1.3]])
+    for cls in (LIF, PLIF, DSpike):
+        neuron = cls(4)
+        neuron.reset(1)
+        torch.testing.assert_close(neuron(x).detach(), torch.tensor([[0.0, 0.0, 1.0, 1.0]]))
+    assert float(torch.sigmoid(torch.tensor(10 * (0.8 - 0.5)))) > 0.95

@@ -164,3 +164,37 @@ def test_tropical_membrane_rejects_unknown_kind_and_bad_tau():
         tropical_membrane(torch.zeros(1, 2), torch.zeros(1, 2), "sideways")
     with pytest.raises(ValueError, match="tau="):
         tropical_membrane(torch.zeros(1, 2), torch.zeros(1, 2), "temporal", tau=0.0)
+
+
+@pytest.mark.parametrize("cls", [UltraDLIF, UltraDPLIF])
+def test_library_variant_reproduces_the_official_library_spikes(cls):
+    """Issue 20: x = [0.2, -0.4, 1.1, 0, 0.5], eps 1, V0 = 0: the official library neurons (used by the
+    official training script) spike [.780, .830, .824, .850, .795], the ablation-script neurons differently."""
+    x = torch.tensor([[0.2, -0.4, 1.1, 0.0, 0.5]])
+    spikes = {}
+    for variant in ("ablation", "library"):
+        neuron = cls(5, eps=1.0, variant=variant)
+        neuron.reset(1)
+        spikes[variant] = neuron(x).detach()
+    torch.testing.assert_close(
+        spikes["library"], torch.tensor([[0.780, 0.830, 0.824, 0.850, 0.795]]), atol=5e-4, rtol=0
+    )
+    torch.testing.assert_close(
+        spikes["ablation"], torch.tensor([[0.574, 0.425, 0.768, 0.525, 0.645]]), atol=5e-4, rtol=0
+    )
+
+
+def test_library_variant_of_the_temporal_neurons():
+    """Library: spike sigmoid(V / eps) (threshold 0); UltraPLIF's log tau is not clamped."""
+    x = torch.tensor([[0.3, -1.0]])
+    neuron = UltraLIF(2, eps=0.5, variant="library")
+    neuron.reset(1)
+    v = soft_maxplus(torch.stack([torch.zeros(1, 2) + math.log(0.9), x], -1), 0.5)
+    torch.testing.assert_close(neuron(x).detach(), torch.sigmoid(v / 0.5))
+    plif = {variant: UltraPLIF(2, tau=0.05, variant=variant) for variant in ("ablation", "library")}
+    v0 = torch.full((1, 2), 2.0)
+    unclamped = soft_maxplus(torch.stack([v0 + math.log(0.05), x], -1), plif["library"].eps)
+    torch.testing.assert_close(plif["library"].membrane(v0, x, plif["library"].eps), unclamped)
+    assert not torch.allclose(plif["ablation"].membrane(v0, x, plif["ablation"].eps), unclamped)  # clamped at -2.3
+    with pytest.raises(ValueError, match="variant"):
+        UltraLIF(2, variant="official")

@@ -17,6 +17,7 @@ from .baselines import (
 from .data import planetoid_graph, powerlaw_cluster_graph, random_boxes, sbm_graph
 from .method import Release, project, release
 from .patterns import Pattern, from_graph, occurrences, star, triangle
+from .rangetree import DyadicTree
 
 try:
     __version__ = version("icml26-dprsc")
@@ -24,6 +25,7 @@ except PackageNotFoundError:  # pragma: no cover
     __version__ = "0+unknown"
 
 __all__ = [
+    "DyadicTree",
     "Pattern",
     "Release",
     "exact_box_counts",

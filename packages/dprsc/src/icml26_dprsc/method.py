@@ -152,21 +152,29 @@ def release(
     eps_split: float = 0.3,
     seed: int = 0,
     hierarchical: bool = True,
+    noise: bool = True,
 ) -> Release:
     """Release the noisy range tree of ``pattern`` occurrences in ``G`` with attributes ``X`` (n, d).
 
     ``hierarchical=False`` keeps only the unit cells (the flat-grid baseline, same privacy argument).
+    ``noise=False`` is NOT private, for testing and debugging: no sensitivity noise and no truncation
+    (tau = inf), no node noise (scale 0), so every answer is the exact range count.
     """
     pattern = pattern or triangle()
     n = check_host_graph(G)
     X = check_attributes(X, n, U)
     budget = split_budget(eps, delta, eps_split)
     check_int("seed", seed, 0)
+    if not isinstance(noise, bool):
+        raise fail("noise", noise, "a bool (False: the exact, non-private tree, for testing)")
     rng = np.random.default_rng(derive(seed, "tau"))
-    tau = noisy_sensitivity(sensitivity_statistic(G, pattern), pattern, budget.eps1, budget.delta, rng)
+    if noise:
+        tau = noisy_sensitivity(sensitivity_statistic(G, pattern), pattern, budget.eps1, budget.delta, rng)
+    else:
+        tau = math.inf
     occ = occurrences(G, pattern)
     kept = truncate(occ, pattern, n, tau)
     points, weights = project(kept, X, U)
     tree = DyadicTree(points, weights, U, hierarchical=hierarchical)
-    scale = max(tau, 0.0) * tree.nodes_per_point / budget.eps2  # eq. (R1)
+    scale = max(tau, 0.0) * tree.nodes_per_point / budget.eps2 if noise else 0.0  # eq. (R1)
     return Release(tree, scale, derive(seed, "nodes"), tau, budget, X.shape[1], len(occ), len(occ) - len(kept))

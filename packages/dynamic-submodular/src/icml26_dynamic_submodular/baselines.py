@@ -57,6 +57,8 @@ class SwapStreaming(DynamicAlgorithm):
         S = self.solution
         if not self.constraint.independent([*S, e]):
             swaps = [x for x in S if self.constraint.independent([s for s in S if s != x] + [e])]
+            if not swaps:  # e fits in no exchange (e.g. its class has capacity 0): reject the arrival
+                return
             x = min(swaps, key=self.weight.__getitem__)
             if g < 2 * self.weight[x]:
                 return

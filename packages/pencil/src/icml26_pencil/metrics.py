@@ -5,17 +5,15 @@ from __future__ import annotations
 
 import numpy as np
 from icml26_shared import check_array, check_int, fail
+from sklearn.metrics import r2_score, roc_auc_score
 
 
 def roc_auc(pos_scores, neg_scores) -> float:
-    """Probability that a positive outscores a negative (ties count 1/2): the Mann-Whitney U statistic
-    from tie-averaged ranks (equals scikit-learn's ``roc_auc_score``)."""
+    """Probability that a positive outscores a negative (ties count 1/2), by scikit-learn's ``roc_auc_score``."""
     pos = check_array("pos_scores", pos_scores, ndim=1)
     neg = check_array("neg_scores", neg_scores, ndim=1)
-    _, inverse, counts = np.unique(np.concatenate([pos, neg]), return_inverse=True, return_counts=True)
-    ranks = (np.cumsum(counts) - (counts - 1) / 2.0)[inverse]  # 1-based, ties get their average rank
-    n_pos, n_neg = len(pos), len(neg)
-    return float((ranks[:n_pos].sum() - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg))
+    labels = np.concatenate([np.ones(len(pos)), np.zeros(len(neg))])
+    return float(roc_auc_score(labels, np.concatenate([pos, neg])))
 
 
 def hits_at_k(pos_scores, neg_scores, k: int) -> float:
@@ -31,17 +29,13 @@ def hits_at_k(pos_scores, neg_scores, k: int) -> float:
 
 
 def r2(y_true, y_pred) -> float:
-    """Coefficient of determination 1 - SS_res / SS_tot (scikit-learn's convention for constant targets:
+    """Coefficient of determination 1 - SS_res / SS_tot by scikit-learn's ``r2_score`` (constant targets:
     1 if the predictions are exact, else 0)."""
     t = check_array("y_true", y_true, ndim=1)
     p = check_array("y_pred", y_pred, ndim=1)
     if len(t) != len(p):
         raise fail("y_pred", p, f"as many predictions as targets ({len(t)})")
-    ss_res = float(((t - p) ** 2).sum())
-    ss_tot = float(((t - t.mean()) ** 2).sum())
-    if ss_tot == 0.0:
-        return 1.0 if ss_res == 0.0 else 0.0
-    return 1.0 - ss_res / ss_tot
+    return float(r2_score(t, p))
 
 
 def normalize_log_minmax(scores, upper_percentile: float = 99.99) -> np.ndarray:

@@ -22,10 +22,12 @@ from .data import Graph, check_edges
 @dataclass(frozen=True)
 class Subgraph:
     """A sampled subgraph around the query (u, v): global ``nodes`` (n,) with ``nodes[0] = u`` and
-    ``nodes[1] = v`` and local undirected ``edges`` (e, 2) between positions of ``nodes``."""
+    ``nodes[1] = v`` and local undirected ``edges`` (e, 2) between positions of ``nodes``. For a self
+    pair (``self_pair``, u == v) u is listed once and ``nodes[1]`` is another node."""
 
     nodes: np.ndarray
     edges: np.ndarray
+    self_pair: bool = False
 
 
 def ego_subgraph(
@@ -99,7 +101,8 @@ def _sample(
     edges = np.stack([src[keep], dst[keep]], axis=1)
     node_splits = np.split(x, np.cumsum(sizes)[:-1])
     edge_splits = np.split(edges, np.cumsum(np.bincount(eq, minlength=P))[:-1])
-    return [Subgraph(a, b) for a, b in zip(node_splits, edge_splits, strict=True)]
+    self_pairs = pairs[:, 0] == pairs[:, 1]
+    return [Subgraph(a, b, bool(c)) for a, b, c in zip(node_splits, edge_splits, self_pairs, strict=True)]
 
 
 def local_ids(num_nodes: int, rng: np.random.Generator | None) -> np.ndarray:
@@ -150,7 +153,8 @@ def tokenize(subgraphs: list[Subgraph], max_num_nodes: int, rng: np.random.Gener
     tokens[seg, pos, 2 * M] = 1.0  # is_node
     rows = np.arange(B)
     tokens[:, N, : 2 * M] = tokens[:, 0, : 2 * M]  # task tokens copy u, v
-    tokens[:, N + 1, : 2 * M] = tokens[rows, np.minimum(1, sizes - 1), : 2 * M]
+    v_position = np.where([s.self_pair for s in subgraphs], 0, np.minimum(1, sizes - 1))  # u == v: copy u
+    tokens[:, N + 1, : 2 * M] = tokens[rows, v_position, : 2 * M]
     tokens[:, N : N + 2, 2 * M + 1] = 1.0  # is_task
     mask = np.arange(N + 2)[None, :] < sizes[:, None]
     mask[:, N : N + 2] = True

@@ -4,7 +4,16 @@ from importlib.metadata import PackageNotFoundError, version
 
 from .baselines import Dominant, residual_score, teacher_knn_score
 from .data import Graph, inject_anomalies, pygod_graph, sbm_graph, sklearn_graph
-from .method import MixtureOfStudents, ProMoS, align_features, align_graph, residual_features, soft_labels
+from .method import (
+    MixtureOfStudents,
+    ProMoS,
+    align_features,
+    align_graph,
+    commitment_weights,
+    kl_per_node,
+    residual_features,
+    soft_labels,
+)
 from .teacher import Teacher, train_teacher
 
 try:
@@ -20,7 +29,9 @@ __all__ = [
     "Teacher",
     "align_features",
     "align_graph",
+    "commitment_weights",
     "inject_anomalies",
+    "kl_per_node",
     "pygod_graph",
     "residual_features",
     "residual_score",

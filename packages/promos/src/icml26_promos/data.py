@@ -38,10 +38,15 @@ CONTEXT_CANDIDATES = 50  # DOMINANT protocol: farthest of k = 50 random nodes
 
 @dataclass(frozen=True, eq=False)
 class Graph:
-    """An attributed undirected graph; ``y`` (0 normal / 1 anomalous) is for evaluation only."""
+    """An attributed undirected graph; ``y`` (0 normal / 1 anomalous) is for evaluation only.
+
+    ``edge_index`` may list an edge in one or both directions, or several times: it is stored as the
+    simple graph (both directions once, self loops dropped, as ``undirected``), so scores never depend
+    on how the edge list was written.
+    """
 
     x: np.ndarray  # (n, f) float32 node features
-    edge_index: np.ndarray  # (2, m) int64, both directions of every undirected edge
+    edge_index: np.ndarray  # (2, m) int64; stored symmetrised and deduplicated, without self loops
     y: np.ndarray | None = None  # (n,) int64 in {0, 1}
     name: str = "graph"
 
@@ -54,7 +59,8 @@ class Graph:
         if edge_index.size and (edge_index.min() < 0 or edge_index.max() >= n):
             raise fail("edge_index", edge_index, f"node ids in [0, {n}) (x has {n} rows)")
         object.__setattr__(self, "x", x)
-        object.__setattr__(self, "edge_index", edge_index.astype(np.int64))
+        # any edge list (one direction, duplicates) becomes the simple undirected graph it describes
+        object.__setattr__(self, "edge_index", undirected(edge_index.astype(np.int64), n))
         if self.y is not None:
             y = check_array("y", self.y, ndim=1)
             if len(y) != n or not np.isin(y, (0, 1)).all():

@@ -20,7 +20,7 @@ import warnings
 import numpy as np
 import torch
 import torch.nn.functional as F
-from icml26_shared import check_int, check_number, check_positive, fail
+from icml26_shared import check_closed_interval, check_int, check_number, check_positive, fail
 from torch import nn
 from torch_geometric.utils import scatter
 
@@ -121,20 +121,26 @@ def soft_labels(h: torch.Tensor, P: torch.Tensor, tau: torch.Tensor | float) -> 
     return F.softmax(-squared_distances(h, P) / tau, dim=1)
 
 
-def kl_per_node(q_teacher: torch.Tensor, q_student: torch.Tensor) -> torch.Tensor:
+def kl_per_node(q_teacher: torch.Tensor, q_student: torch.Tensor, log_eps: float = EPS) -> torch.Tensor:
     """KL(q_teacher || q_student) per node (n,), with the official log(q_student + 1e-8)."""
-    return F.kl_div(torch.log(q_student + EPS), q_teacher, reduction="none").sum(1)
+    return F.kl_div(torch.log(q_student + log_eps), q_teacher, reduction="none").sum(1)
 
 
-def commitment_weights(q_teacher: torch.Tensor, P: torch.Tensor, tau, beta: float, mu: float) -> torch.Tensor:
+def commitment_weights(
+    q_teacher: torch.Tensor, P: torch.Tensor, tau, beta: float, mu: float, log_eps: float = EPS
+) -> torch.Tensor:
     """Discrepancy-aware weights w_v = sigma(-beta (KL(rho_{p*(v)} || q(t^_v)) - mu)), normalised to sum 1.
 
     rho_k = softmax(-||p_k - p_.||^2 / tau) is prototype k's structure row; p*(v) = argmax_k q(t^_v)_k.
     A teacher embedding whose soft label disagrees with its prototype's structure commits less.
+    The KL takes log(q + log_eps): the default 1e-8 is ours ([INF], as in the distillation KL); the
+    official code takes ``sim.log()``, i.e. ``log_eps=0``: where q has an exact zero under rho > 0 the
+    discrepancy is inf and w_v = 0 (all nodes so: the weights sum to 0 and the commitment loss vanishes).
     """
+    log_eps = check_closed_interval("log_eps", log_eps, 0.0, 1.0)
     rho = soft_labels(P, P, tau)
     nearest = q_teacher.argmax(1)
-    discrepancy = kl_per_node(rho[nearest], q_teacher).detach()
+    discrepancy = kl_per_node(rho[nearest], q_teacher, log_eps).detach()
     w = torch.sigmoid(-beta * (discrepancy - mu))
     return w / (w.sum() + EPS)
 
@@ -167,6 +173,7 @@ class ProMoS:
         prototypes: bool = True,
         teacher_epochs: int = 100,
         seed: int = 0,
+        commitment_log_eps: float = EPS,
     ):
         self.dim = check_int("dim", dim, 1)
         self.num_experts = check_int("num_experts", num_experts, 1)
@@ -179,6 +186,9 @@ class ProMoS:
         self.weight_decay, self.epochs = check_number("weight_decay", weight_decay), check_int("epochs", epochs, 1)
         self.personalised, self.prototypes = bool(personalised), bool(prototypes)
         self.teacher_epochs, self.seed = check_int("teacher_epochs", teacher_epochs, 1), check_int("seed", seed, 0)
+        self.commitment_log_eps = check_closed_interval(
+            "commitment_log_eps", commitment_log_eps, 0.0, 1.0
+        )  # 0: official
         self.teacher: Teacher | None = None
 
     # ------------------------------------------------------------------ parameters
@@ -222,7 +232,7 @@ class ProMoS:
         for h, P in zip(branches, self.groups, strict=True):
             q_t = soft_labels(t_hat, P, self.tau)
             total = total + kl_per_node(q_t, soft_labels(h, P, self.tau)).mean()  # KL, batchmean
-            w = commitment_weights(q_t, P, self.tau, self.beta, self.mu)
+            w = commitment_weights(q_t, P, self.tau, self.beta, self.mu, self.commitment_log_eps)
             p_star = P[q_t.argmax(1)]
             vq = (w * ((p_star - t_hat.detach()) ** 2).sum(1)).sum() + (
                 w * ((p_star.detach() - t_hat) ** 2).sum(1)
@@ -253,19 +263,33 @@ class ProMoS:
         return self
 
     @torch.no_grad()
+    def score_components(self, graph: Graph) -> dict[str, np.ndarray]:
+        """The two terms of the zero-shot score, each (n,), summed over the student branches.
+
+        ``distillation_bias``: KL(q(t^_v) || q(h_v)); ``geometric_deviation``: the mean over teacher and
+        student of the squared distance to the nearest prototype. The ablation without prototypes has
+        only ``distillation_bias`` = the feature MSE to the teacher (and a zero deviation).
+        """
+        if self.teacher is None:
+            raise RuntimeError("ProMoS is not fitted: call fit(sources) before scoring")
+        t, branches = self._branches(graph)
+        bias, deviation = torch.zeros(len(t)), torch.zeros(len(t))
+        if not self.prototypes:
+            bias += sum(((h - t) ** 2).mean(1) for h in branches)
+        else:
+            t_hat = self.adapter(t)
+            for h, P in zip(branches, self.groups, strict=True):
+                q_t, q_h = soft_labels(t_hat, P, self.tau), soft_labels(h, P, self.tau)
+                bias += kl_per_node(q_t, q_h)  # distillation bias
+                deviation_t = ((P[q_t.argmax(1)] - t_hat) ** 2).mean(1)  # teacher to its nearest prototype
+                deviation_h = ((P[q_h.argmax(1)] - h) ** 2).mean(1)  # student to its own nearest prototype
+                deviation += 0.5 * (deviation_t + deviation_h)  # prototype geometric deviation
+        return {
+            "distillation_bias": bias.numpy().astype(np.float64),
+            "geometric_deviation": deviation.numpy().astype(np.float64),
+        }
+
     def decision_function(self, graph: Graph) -> np.ndarray:
         """Zero-shot anomaly scores (n,): distillation bias + lam * prototype geometric deviation."""
-        if self.teacher is None:
-            raise RuntimeError("ProMoS is not fitted: call fit(sources) before decision_function")
-        t, branches = self._branches(graph)
-        if not self.prototypes:
-            return sum(((h - t) ** 2).mean(1) for h in branches).numpy().astype(np.float64)
-        t_hat = self.adapter(t)
-        score = torch.zeros(len(t))
-        for h, P in zip(branches, self.groups, strict=True):
-            q_t, q_h = soft_labels(t_hat, P, self.tau), soft_labels(h, P, self.tau)
-            score += kl_per_node(q_t, q_h)  # distillation bias
-            deviation_t = ((P[q_t.argmax(1)] - t_hat) ** 2).mean(1)  # teacher to its nearest prototype
-            deviation_h = ((P[q_h.argmax(1)] - h) ** 2).mean(1)  # student to its own nearest prototype
-            score += self.lam * 0.5 * (deviation_t + deviation_h)  # prototype geometric deviation
-        return score.numpy().astype(np.float64)
+        parts = self.score_components(graph)
+        return parts["distillation_bias"] + self.lam * parts["geometric_deviation"]

@@ -12,6 +12,12 @@ is carried out in log coordinates ``L = logm X`` and stays well-posed on SPD:
 * Laplacian   ``(Delta L)_v = sum_{e ni v} F*_{v<e} (dL)_e`` with ``F*(M) = W^T M W``              (eq. Lap)
 * global sections ``dX = I``  <=>  ``L`` in ker Delta.
 
+The convolution diffuses with the degree-normalised ``D^{-1/2} Delta D^{-1/2}`` by default (NSD's
+choice; the paper's is not public [INF]). Its kernel is ``D^{1/2} ker Delta``: the fixed points of the
+diffusion are degree-rescaled global sections, so a global section itself moves wherever degrees
+differ (by up to 0.21 of a unit log-eigenvalue at alpha = 0.5 on a 3-atom path, identity maps, equal stalks).
+``normalise=False`` diffuses with ``Delta`` itself, whose fixed points are exactly the global sections.
+
 The same two functions serve vector stalks (Neural Sheaf Diffusion, ``baselines.py``) through the
 ``act``/``adjoint`` arguments, so the Euclidean baseline differs from the method only in its stalks.
 """
@@ -240,6 +246,9 @@ class SPDSheafConv(nn.Module):
     eq. (M)  mixing:      ``L^_c' = sum_c Theta_{c'c} L~_c + B_c'``  (weighted LE mean, translated by expm B)
     eq. (R)  ReEig:       ``X' = U max(Lambda, eps) U^T``  (SPD-preserving nonlinearity)
     [INF, ours] the order of the three steps and the parametrisation (NSD-style diffusion + SPDNet ReEig).
+    ``normalise`` (default, NSD's choice) diffuses with ``D^{-1/2} Delta D^{-1/2}``, whose fixed points are
+    the degree-rescaled global sections ``D^{1/2} L``; ``normalise=False`` uses ``Delta``, whose fixed
+    points are exactly the global sections.
     """
 
     def __init__(
@@ -250,9 +259,13 @@ class SPDSheafConv(nn.Module):
         n: int = 3,
         maps: str = "orthogonal",
         reeig_eps: float = 1e-4,
+        normalise: bool = True,
     ):
         super().__init__()
         check_int("in_channels", in_channels, 1), check_int("out_channels", out_channels, 1)
+        if not isinstance(normalise, bool):
+            raise fail("normalise", normalise, "a bool (True: degree-normalised Laplacian, False: Delta itself)")
+        self.normalise = normalise
         self.reeig_eps = check_positive("reeig_eps", reeig_eps)
         self.maps = RestrictionMaps(features, n, maps)
         self.alpha_logit = nn.Parameter(torch.zeros(()))  # alpha = sigmoid(0) = 0.5 at init
@@ -265,7 +278,7 @@ class SPDSheafConv(nn.Module):
         """eqs. (D) and (M): the affine sheaf operator in log coordinates, before the nonlinearity."""
         maps = self.maps(h, edge_index)
         orthogonal = self.maps.kind != "general"  # rotations and identities: the transport form applies
-        laplacian = sheaf_laplacian(s, edge_index, reverse, maps, orthogonal=orthogonal)
+        laplacian = sheaf_laplacian(s, edge_index, reverse, maps, normalise=self.normalise, orthogonal=orthogonal)
         diffused = s - torch.sigmoid(self.alpha_logit) * laplacian
         return torch.einsum("oc,ncij->noij", self.theta, diffused) + sym(self.bias)
 
@@ -281,12 +294,22 @@ class SPDStream(nn.Module):
     coupling between the two streams, [INF, ours]).
     """
 
-    def __init__(self, features: int, channels: int, depth: int, n: int = 3, maps: str = "orthogonal", eps=1e-4):
+    def __init__(
+        self,
+        features: int,
+        channels: int,
+        depth: int,
+        n: int = 3,
+        maps: str = "orthogonal",
+        eps=1e-4,
+        normalise: bool = True,
+    ):
         super().__init__()
         self.eps = check_positive("eps", eps)
         self.lift_maps = RestrictionMaps(features, n, maps)
         self.convs = nn.ModuleList(
-            SPDSheafConv(1 if i == 0 else channels, channels, features, n, maps) for i in range(depth)
+            SPDSheafConv(1 if i == 0 else channels, channels, features, n, maps, normalise=normalise)
+            for i in range(depth)
         )
 
     def lift(self, directions: torch.Tensor, h: torch.Tensor, edge_index: torch.Tensor) -> torch.Tensor:

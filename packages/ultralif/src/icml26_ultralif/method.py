@@ -13,6 +13,12 @@ Axis letters in shapes: B batch, N neurons of a layer, K terms of a soft max-plu
 
 All four fire ``s = sigmoid((V - theta) / eps)`` and soft-reset ``V <- V * (1 - s)``. eps is learnable per
 layer (stored as ``log eps``, used as ``exp(log eps).clamp(EPS_MIN, EPS_MAX)``), as in the official code.
+
+Two official variants (``variant``): "ablation" (default) is the official ablation script and README
+formula, as above. "library" is the official library neurons (``ultralif/neurons``), which the official
+training script (``experiments/train.py``), hence the paper's main table, imports: they fire at
+``sigmoid(V / eps)`` (threshold 0), UltraPLIF does not clamp log tau, and UltraDLIF / UltraDPLIF update
+``V <- tau V + x`` and spike on ``LSE_eps(V_{i-1}, V_i, V_{i+1}) / eps``.
 """
 
 from __future__ import annotations
@@ -26,8 +32,9 @@ from torch import nn
 EPS_MIN, EPS_MAX = 0.1, 20.0  # clamp of the learned temperature (official code)
 LOG_TAU_MIN, LOG_TAU_MAX = -2.3, -0.01  # clamp of UltraPLIF's learnable log tau (official code)
 TAU_MIN, TAU_MAX = 0.1, 0.99  # clamp of UltraDPLIF's learnable tau (official code)
-THETA = 1.0  # firing threshold (official ablation code)
+THETA = 1.0  # firing threshold (official ablation code; the library neurons fire at 0)
 TAU = 0.9  # leak: default decay factor
+VARIANTS = ("ablation", "library")  # official ablation script / official library neurons (main table)
 
 
 def soft_maxplus(a: torch.Tensor, eps: torch.Tensor | float, dim: int = -1) -> torch.Tensor:
@@ -95,11 +102,15 @@ class UltraNeuron(SpikingNeuron):
     """Shared part of the four Ultra neurons: the learnable temperature eps and the soft spike.
 
     ``eps``: initial temperature (paper default 1.0); ``learn_eps``: eps is a parameter (paper) or a fixed
-    buffer (the paper's ablation); ``theta``: firing threshold.
+    buffer (the paper's ablation); ``theta``: firing threshold of the "ablation" variant; ``variant``:
+    "ablation" or "library" (module docstring; the library spike ignores ``theta``).
     """
 
-    def __init__(self, dim: int, eps: float = 1.0, learn_eps: bool = True, theta: float = THETA):
+    def __init__(
+        self, dim: int, eps: float = 1.0, learn_eps: bool = True, theta: float = THETA, variant: str = "ablation"
+    ):
         super().__init__(dim, theta)
+        self.variant = check_choice("variant", variant, VARIANTS)
         log_eps = torch.tensor(math.log(check_positive("eps", eps)))
         if learn_eps:
             self.log_eps = nn.Parameter(log_eps)
@@ -116,51 +127,84 @@ class UltraNeuron(SpikingNeuron):
         """The soft max-plus membrane update V_t from V_{t-1} and the input current x_t (subclasses)."""
         raise NotImplementedError
 
+    def spike_potential(self, v: torch.Tensor, eps: torch.Tensor) -> torch.Tensor:
+        """What the "library" spike thresholds at 0: V itself (temporal neurons; spatial ones override)."""
+        return v
+
     def step(self, v, x):
         eps = self.eps
         v = self.membrane(v, x, eps)
+        if self.variant == "library":
+            return v, torch.sigmoid(self.spike_potential(v, eps) / eps)  # official library: threshold 0
         return v, torch.sigmoid((v - self.theta) / eps)  # eq. spike: s = sigma((V - theta)/eps), ds/dV = s(1-s)/eps
 
 
-class UltraLIF(UltraNeuron):
-    """Temporal UltraLIF: ``V <- LSE_eps(V + log tau, x)``, the ultradiscretized LIF ODE ``V <- tau V + x``."""
+class LeakyUltraNeuron(UltraNeuron):
+    """An Ultra neuron with a leak tau in (0, 1), stored as ``log tau``: fixed, or a parameter (``learn_tau``)."""
 
-    def __init__(self, dim: int, tau: float = TAU, eps: float = 1.0, learn_eps: bool = True, theta: float = THETA):
-        super().__init__(dim, eps, learn_eps, theta)
-        self.log_tau = math.log(check_open_interval("tau", tau, 0.0, 1.0))
+    learn_tau = False
+
+    def __init__(
+        self,
+        dim: int,
+        tau: float = TAU,
+        eps: float = 1.0,
+        learn_eps: bool = True,
+        theta: float = THETA,
+        variant: str = "ablation",
+    ):
+        super().__init__(dim, eps, learn_eps, theta, variant)
+        log_tau = math.log(check_open_interval("tau", tau, 0.0, 1.0))
+        self.log_tau = nn.Parameter(torch.tensor(log_tau)) if self.learn_tau else log_tau
+
+
+class UltraLIF(LeakyUltraNeuron):
+    """Temporal UltraLIF: ``V <- LSE_eps(V + log tau, x)``, the ultradiscretized LIF ODE ``V <- tau V + x``."""
 
     def membrane(self, v, x, eps):
         return soft_maxplus(torch.stack([v + self.log_tau, x], -1), eps)  # eq. UltraLIF
 
 
-class UltraPLIF(UltraNeuron):
-    """UltraLIF with a learnable leak: parameter ``log tau`` (init log 0.9), clamped to [-2.3, -0.01]."""
+class UltraPLIF(LeakyUltraNeuron):
+    """UltraLIF with a learnable leak: parameter ``log tau`` (init log 0.9), clamped to [-2.3, -0.01]
+    (the "library" variant does not clamp)."""
 
-    def __init__(self, dim: int, tau: float = TAU, eps: float = 1.0, learn_eps: bool = True, theta: float = THETA):
-        super().__init__(dim, eps, learn_eps, theta)
-        self.log_tau = nn.Parameter(torch.tensor(math.log(check_open_interval("tau", tau, 0.0, 1.0))))
+    learn_tau = True
 
     def membrane(self, v, x, eps):
-        log_tau = self.log_tau.clamp(LOG_TAU_MIN, LOG_TAU_MAX)
+        log_tau = self.log_tau if self.variant == "library" else self.log_tau.clamp(LOG_TAU_MIN, LOG_TAU_MAX)
         return soft_maxplus(torch.stack([v + log_tau, x], -1), eps)  # eq. UltraPLIF
 
 
+def ring_maxplus(v: torch.Tensor, eps: torch.Tensor, tau: torch.Tensor | float = 1.0) -> torch.Tensor:
+    """``LSE_eps(V_{i-1}, tau V_i, V_{i+1})`` on the ring of gap-junction neighbours: (B, N) -> (B, N)."""
+    return soft_maxplus(torch.stack([v.roll(1, -1), tau * v, v.roll(-1, -1)], -1), eps)
+
+
 class UltraDLIF(UltraNeuron):
-    """Spatial UltraDLIF: ``V_i <- LSE_eps(V_{i-1}, V_i, V_{i+1}) + x_i`` (ring of gap-junction neighbours)."""
+    """Spatial UltraDLIF: ``V_i <- LSE_eps(V_{i-1}, V_i, V_{i+1}) + x_i`` (ring of gap-junction neighbours).
+
+    "library" variant: ``V <- TAU V + x`` and the spike on ``LSE_eps(V_{i-1}, V_i, V_{i+1}) / eps``.
+    """
 
     def membrane(self, v, x, eps):
-        neighbours = torch.stack([v.roll(1, -1), v, v.roll(-1, -1)], -1)
-        return soft_maxplus(neighbours, eps) + x  # eq. UltraDLIF: ultradiscretized diffusion
+        if self.variant == "library":
+            return TAU * v + x  # [INF] the library's leak of UltraDLIF: the default 0.9
+        return ring_maxplus(v, eps) + x  # eq. UltraDLIF: ultradiscretized diffusion
+
+    def spike_potential(self, v, eps):
+        return ring_maxplus(v, eps)
 
 
-class UltraDPLIF(UltraNeuron):
+class UltraDPLIF(LeakyUltraNeuron):
     """UltraDLIF with a learnable self-coupling: middle term ``tau * V_i``, tau clamped to [0.1, 0.99]."""
 
-    def __init__(self, dim: int, tau: float = TAU, eps: float = 1.0, learn_eps: bool = True, theta: float = THETA):
-        super().__init__(dim, eps, learn_eps, theta)
-        self.log_tau = nn.Parameter(torch.tensor(math.log(check_open_interval("tau", tau, 0.0, 1.0))))
+    learn_tau = True
 
     def membrane(self, v, x, eps):
         tau = self.log_tau.exp().clamp(TAU_MIN, TAU_MAX)
-        neighbours = torch.stack([v.roll(1, -1), tau * v, v.roll(-1, -1)], -1)
-        return soft_maxplus(neighbours, eps) + x  # eq. UltraDPLIF
+        if self.variant == "library":
+            return tau * v + x  # library: the learnable tau is the leak, the spike reads the ring LSE
+        return ring_maxplus(v, eps, tau) + x  # eq. UltraDPLIF
+
+    spike_potential = UltraDLIF.spike_potential  # library: the spike reads LSE(V_{i-1}, V_i, V_{i+1})
