@@ -50,11 +50,13 @@ def test_random_pairs_are_unit_keys():
     assert values.shape == (7, 3)
 
 
-def test_training_lowers_the_loss_and_accuracy_is_a_fraction():
-    torch.manual_seed(0)
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_training_lowers_the_loss_and_accuracy_is_a_fraction(seed):
+    # issue 16.0: a margin far outside cross-machine noise (measured ratios 0.75-0.78 for seeds 0-2)
+    torch.manual_seed(seed)
     model = RecallModel(16, d_model=16, heads=1, head_dim=4, rule="linear_attention")
-    losses = train_recall(model, 30, 16, 2, seed=0, lr=1e-2)
-    assert sum(losses[-5:]) < sum(losses[:5])
+    losses = train_recall(model, 30, 16, 2, seed=seed, lr=1e-2)
+    assert sum(losses[-5:]) < 0.9 * sum(losses[:5])
     assert 0.0 <= recall_accuracy(model, 8, 2, seed=1) <= 1.0
 
 

@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from icml26_cen_autofocus import (
     BOUNDS,
+    NoFocusSignal,
     SweepSpec,
     accumulate_spikes,
     bounded_spectral_centroid,
@@ -160,6 +161,40 @@ def test_near_max_centroid_is_affine_invariant_and_near_the_max(vertex_shift, a,
     est = near_max_centroid(c, delta)
     assert est == pytest.approx(near_max_centroid(a * c + b, delta), abs=1e-9)
     assert abs(est - np.argmax(c)) <= 10 * delta + 1
+
+
+@pytest.mark.parametrize("K", [2, 8, 25])
+def test_near_max_centroid_of_a_one_position_run_is_exactly_the_peak(K):
+    # issue 16.10: np.r_[np.zeros(7), 1.0] gave 7.000000000000001 > K - 1
+    for peak in range(K):
+        curve = np.zeros(K)
+        curve[peak] = 1.0
+        assert near_max_centroid(curve, 0.3) == peak
+
+
+@given(st.lists(st.floats(-1e6, 1e6), min_size=2, max_size=30), st.floats(0.01, 0.99))
+def test_near_max_centroid_stays_inside_the_sweep(values, delta):
+    c = np.array(values)
+    if np.ptp(c) > 0:
+        assert 0 <= near_max_centroid(c, delta) <= c.size - 1
+
+
+@pytest.mark.parametrize("curve", [np.zeros(9), np.full(9, 0.37)])
+def test_near_max_centroid_of_a_flat_curve_is_no_focus_signal(curve):
+    with pytest.raises(NoFocusSignal, match="^curve=.*flat"):
+        near_max_centroid(curve, 0.3)
+
+
+@pytest.mark.parametrize(
+    "blocks",
+    [np.zeros((9, 32, 32)), np.full((9, 32, 32), 4.0), np.tile(RNG.integers(0, 5, (1, 32, 32)), (9, 1, 1))],
+    ids=["powerless", "uniform", "identical"],
+)
+def test_cen_on_a_sweep_without_focus_signal_raises(blocks):
+    # issue 16.10: a flat or powerless input returned k* = 0 silently
+    with pytest.raises(NoFocusSignal, match="^blocks=.*no focus signal"):
+        cen_autofocus(blocks)
+    assert issubclass(NoFocusSignal, ValueError)
 
 
 def test_cen_finds_focus_on_a_simulated_sweep():

@@ -32,7 +32,9 @@ def test_training_fits_a_simple_boolean_rule():
     y = X[:, 0].astype(np.int64)  # class = first bit
     net = LogicNetwork(8, (40, 40), 2, 4.0, seed=0)
     losses = train_network(net, X, y, epochs=30, seed=0, batch_size=64)
-    assert losses[-1] < losses[0] and hard_accuracy(net, X, y) > 0.9
+    # issue 16.0: margins far outside cross-machine noise; measured over seeds 0-2: loss ratio 0.63-0.67,
+    # hard accuracy 0.86-0.91 (the old bound 0.9 sat inside that spread), chance 0.5
+    assert losses[-1] < 0.8 * losses[0] and hard_accuracy(net, X, y) > 0.75
 
 
 def test_rejects_last_width_not_divisible_by_classes():

@@ -52,7 +52,7 @@ def test_padded_hidden_units_never_train():
 def test_mlp_trains():
     data = make_dataset("f2", 0, n_train=50, n_test=50)
     net = fit_mlp(data.x_train, data.y_train, 6, steps=40, lr=0.05, restarts=2)
-    assert net.num_parameters == 25 and net.train_mse < np.var(data.y_train)
+    assert net.num_parameters == 25 and net.train_mse < 0.85 * np.var(data.y_train)  # measured 0.71
 
 
 @pytest.mark.parametrize(

@@ -95,3 +95,26 @@ def test_output_is_bounded_by_the_rescale():
 def test_bad_inputs_name_the_argument(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+@pytest.mark.parametrize("x64", [False, True])
+def test_every_public_computation_runs_in_float64_whatever_the_x64_flag(x64):
+    # issue 16.8: __call__ and overlap ran in complex64 unless the caller had enabled jax_enable_x64
+    model = SAQNN(fourier_frequencies(2, 1), rescale=2.0)
+    c = np.array([0.1 - 0.2j, 0.3j, -0.25, 0.2 + 0.1j, 0.05])
+    params = model.construct(c)
+    x = np.linspace(-3.0, 3.0, 11)[:, None]
+    reference = np.exp(1j * x @ model.freqs.T) @ (c / model.rescale)  # eq. (A.1) with the constructed a, phi
+    with jax.enable_x64(x64):
+        z, f = model.overlap(params, x), model(params, x)
+        values, a = model.basis_values(x), amplitudes(params["theta"], model.m)
+        series, _slack = model.coefficients(params)
+    assert (z.dtype, f.dtype, values.dtype, a.dtype, series.dtype) == (
+        np.complex128,
+        np.float64,
+        np.complex128,
+        np.float64,
+        np.complex128,
+    )
+    np.testing.assert_allclose(np.asarray(z), reference, rtol=0, atol=1e-13)  # complex64 is 1e-7 off
+    np.testing.assert_allclose(np.asarray(f), model.rescale * np.sqrt(np.abs(reference) ** 2 + 1e-12), atol=1e-13)

@@ -11,7 +11,7 @@ F2 = np.array([[0, 0], [1, 1], [-1, -1]])
 def test_fit_learns_f2_and_keeps_the_scale():
     data = make_dataset("f2", 0, n_train=40, n_test=40)
     result = fit(SAQNN(F2), data.x_train, data.y_train, steps=40, restarts=2, max_doublings=1, seed=0)
-    assert result.history[-1] < result.history[0]
+    assert result.history[-1] < 0.9 * result.history[0]  # measured 0.78: a margin far outside float64 noise
     assert result.rescale_tried[0] == 1.0
     assert result.model.rescale / data.y_train.max() in result.rescale_tried  # y_max * a'
     assert np.mean((result.predict(data.x_test) - data.y_test) ** 2) < 0.02

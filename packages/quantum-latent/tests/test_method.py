@@ -137,3 +137,16 @@ def test_bad_inputs():
         sample_from_table(np.eye(2), np.array([0.7, 0.7]), 3, rng)
     with pytest.raises(ValueError, match="theta="):
         loop_unitary(np.array([np.nan]))
+
+
+@pytest.mark.parametrize("m", [1, 2, 5, 12])
+def test_haar_unitary_is_the_mezzadri_recipe_bit_for_bit(m):
+    # issue 19: scipy.stats.unitary_group instead of the hand-written QR; same draws for the same generator
+    rng = np.random.default_rng(7)
+    Z = (rng.standard_normal((m, m)) + 1j * rng.standard_normal((m, m))) / np.sqrt(2.0)
+    Q, R = np.linalg.qr(Z)
+    reference = Q * (np.diag(R) / np.abs(np.diag(R)))[None, :]
+    U = haar_unitary(m, np.random.default_rng(7))
+    assert U.shape == (m, m)
+    np.testing.assert_array_equal(U, reference)
+    np.testing.assert_allclose(U.conj().T @ U, np.eye(m), atol=1e-12)

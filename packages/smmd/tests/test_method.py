@@ -7,7 +7,15 @@ import pytest
 import torch
 from hypothesis import given
 from hypothesis import strategies as st
-from icml26_smmd import NumberTokenizer, NumericTargetObjective, NumericVocab, SMMDLoss, laplacian, smmd_terms
+from icml26_smmd import (
+    NumberTokenizer,
+    NumberTokenLoss,
+    NumericTargetObjective,
+    NumericVocab,
+    SMMDLoss,
+    laplacian,
+    smmd_terms,
+)
 from icml26_smmd.kernels import value_distance_kernel
 
 TOK = NumberTokenizer(9)
@@ -158,3 +166,31 @@ def test_objective_rejects_bad_weight_and_aux():
         NumericTargetObjective(SMMDLoss(VOCAB), lam=0.0)
     with pytest.raises(ValueError, match="aux="):
         NumericTargetObjective("smmd")
+
+
+def test_tokens_sharing_a_value_act_as_one_token_with_their_pooled_probability():
+    # issue 16.7: "3" and "Ġ3" carry one value; the kernel is over values, so the loss sees their sum
+    shared = NumericVocab.from_token_strings(["0", "1", "\u01201", "2", "x"])  # ids 1 and 2 both read 1
+    single = NumericVocab.from_token_strings(["0", "1", "2", "x"])
+    logits = torch.randn(3, 2, 5, generator=torch.Generator().manual_seed(0))
+    pooled = torch.cat(
+        [logits[..., :1], torch.logsumexp(logits[..., 1:3], -1, keepdim=True), logits[..., 3:]], dim=-1
+    )  # (3, 2, 4): tokens 1 and 2 merged into one token with logit log(e^l1 + e^l2)
+    targets = torch.tensor([[1, 3], [2, 0], [4, 1]])  # token ids of the shared vocabulary
+    merged_targets = torch.tensor([[1, 2], [1, 0], [3, 1]])
+    for mode in ("smmd", "mmd", "smooth"):
+        torch.testing.assert_close(
+            SMMDLoss(shared, mode=mode)(logits, targets), SMMDLoss(single, mode=mode)(pooled, merged_targets)
+        )
+
+
+def test_float64_logits_give_a_float64_loss():
+    # issue 16.7: the float32 kernel buffer made float64 logits raise
+    logits = torch.randn(4, 2, V, dtype=torch.float64, requires_grad=True)
+    targets = VOCAB.token_ids[torch.randint(0, 10, (4, 2), generator=torch.Generator().manual_seed(1))]
+    loss = SMMDLoss(VOCAB)(logits, targets)
+    assert loss.dtype == torch.float64
+    loss.backward()
+    assert logits.grad.dtype == torch.float64
+    torch.testing.assert_close(loss.float(), SMMDLoss(VOCAB)(logits.detach().float(), targets), rtol=1e-5, atol=1e-6)
+    assert NumberTokenLoss(VOCAB)(logits, targets).dtype == torch.float64

@@ -42,9 +42,24 @@ def test_vocab_from_token_strings_parses_numbers_algorithm_1():
     assert vocab.token_ids.tolist() == [4, 2, 1, 5] and vocab.vocab_size == 6
 
 
-def test_duplicate_values_are_rejected():
-    with pytest.raises(ValueError, match=r"values=.*distinct numeric values \(duplicated: \[7.0\]\)"):
-        NumericVocab.from_token_strings(["7", "07", "8"])
+def test_several_tokens_may_carry_one_value():
+    # issue 16.7: GPT-2 has "3" and "Ġ3", and a full-width "３" also reads 3; all were refused
+    vocab = NumericVocab.from_token_strings(["7", "a", "\u01203", "3", "\uff13", "07", "8"])
+    assert vocab.values.tolist() == [3.0, 7.0, 8.0] and len(vocab) == 3
+    assert vocab.token_ids.tolist() == [2, 3, 4, 0, 5, 6]
+    assert vocab.value_index.tolist() == [0, 0, 0, 1, 1, 2]
+    is_numeric, index = vocab.lookup()
+    assert is_numeric.tolist() == [True, False, True, True, True, True, True]
+    assert index[[2, 3, 4, 0, 5, 6]].tolist() == [0, 0, 0, 1, 1, 2]
+
+
+def test_value_probabilities_pool_the_tokens_of_one_value():
+    vocab = NumericVocab([3.0, 7.0, 3.0], [0, 1, 2], 4)
+    logits = torch.tensor([[0.5, -1.0, 2.0, 9.0]], dtype=torch.float64)
+    p_tokens = torch.softmax(logits[0, :3], 0)
+    torch.testing.assert_close(
+        vocab.value_probabilities(logits)[0], torch.stack([p_tokens[0] + p_tokens[2], p_tokens[1]])
+    )
 
 
 def test_duplicate_token_ids_are_rejected():

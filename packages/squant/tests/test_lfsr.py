@@ -60,3 +60,33 @@ def test_rejects_seed_outside_nonzero_states(seed):
 def test_rejects_bad_length():
     with pytest.raises(ValueError, match="length="):
         stream(1, 8, 0)
+
+
+def _order_by_stepping(taps):
+    """Brute force: multiply by x modulo the polynomial until the residue returns to 1."""
+    K, poly = max(taps), sum(1 << t for t in taps) + 1
+    value, n = 1, 0
+    while n == 0 or value != 1:
+        value <<= 1
+        if value >> K & 1:
+            value ^= poly
+        n += 1
+    return n
+
+
+def test_period_of_a_reducible_polynomial_is_its_true_order():
+    # issue 16.1: (16, 15, 1) walks a period of 30 from seed 1, and period() returned 0
+    assert period((16, 15, 1)) == 30 == _order_by_stepping((16, 15, 1))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sets(st.integers(1, 11), min_size=1, max_size=4))
+def test_period_equals_brute_force_order_for_any_taps(taps):
+    taps = tuple(sorted(taps, reverse=True))
+    assert period(taps) == _order_by_stepping(taps)
+
+
+@pytest.mark.parametrize("taps", [(), (16, 16), (33, 1), (0,), (4.0, 1), [4, 3], (True,)])
+def test_period_rejects_bad_taps(taps):
+    with pytest.raises(ValueError, match="taps="):
+        period(taps)

@@ -11,6 +11,7 @@ from icml26_squant.method import (
     from_blocks,
     quantise_coefficients,
     search_blocks,
+    shared_exponent,
     to_blocks,
 )
 
@@ -173,3 +174,28 @@ def test_refinement_never_increases_the_error(seed, P):
         relative_error(W, compress(W, refined).reconstruct())
         <= relative_error(W, compress(W, plain).reconstruct()) + 1e-12
     )
+
+
+def test_blocks_on_the_top_quantiser_level_round_trip_exactly():
+    # issue 16.1: the float32 projection returns 7 * 2^-6 (1 + eps); ceil(log2(peak / 7)) jumped to 2^-5
+    config = SeedConfig(K=8, tile=(1, 8), P=3)
+    W = (generate_basis(1, config) @ (np.array([7, -3, 2]) * 2.0**-6))[None, :]
+    code = compress(W, config)
+    np.testing.assert_array_equal(code.q, [[7, -3, 2]])
+    np.testing.assert_array_equal(code.e, [-6])
+    rng = np.random.default_rng(0)
+    for _ in range(32):  # planted codes on the top (7) or bottom (-8) level
+        q = rng.integers(-8, 8, size=3)
+        q[rng.integers(3)] = rng.choice([7, -8])
+        W = (generate_basis(int(rng.integers(1, 256)), config) @ (q * 2.0 ** int(rng.integers(-9, -3))))[None, :]
+        np.testing.assert_array_equal(compress(W, config).reconstruct(), W.astype(np.float32))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.floats(-1e3, 1e3, allow_subnormal=False), min_size=1, max_size=6), st.integers(2, 8))
+def test_shared_exponent_is_the_finest_step_without_clipping(values, bits):
+    t = np.array(values)
+    e = int(shared_exponent(t, bits))
+    lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    fits = lambda k: lo <= np.rint(t / 2.0**k).min() and np.rint(t / 2.0**k).max() <= hi  # noqa: E731
+    assert fits(e) and (not fits(e - 1) or not np.any(t))

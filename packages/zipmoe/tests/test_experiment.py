@@ -1,6 +1,7 @@
 """The smoke run end to end, the results.json schema, and the experiment's bad inputs."""
 
 import json
+from pathlib import Path
 
 import pytest
 from icml26_zipmoe.experiment import CLAIMS, CODEC_NAMES, CONFIGS, EXPERIMENT, Config
@@ -57,3 +58,14 @@ def test_config_rejects_bad_values(kwargs, name):
 def test_rejects_unknown_config():
     with pytest.raises(ValueError, match="config="):
         EXPERIMENT.run("huge")
+
+
+def test_reproduction_does_not_import_experiment():
+    # issue 16 API gap: experiment.py and reproduction.py imported each other; one direction only
+    import ast
+
+    from icml26_zipmoe import reproduction
+
+    tree = ast.parse(Path(reproduction.__file__).read_text())
+    modules = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert "experiment" not in modules and "icml26_zipmoe.experiment" not in modules

@@ -37,7 +37,7 @@ def test_training_lowers_the_loss():
     model = TinyMoE(vocab=5, d=16, heads=2, layers=1, d_ff=16, num_experts=4, k=1, context=8)
     data = torch.arange(400) % 5  # a periodic text: easy to learn
     first = train_moe(model, data, 1, 8, 1e-2, 0)
-    assert train_moe(model, data, 60, 8, 1e-2, 1) < first
+    assert train_moe(model, data, 60, 8, 1e-2, 1) < 0.2 * first  # measured 1.77 -> 0.014: far outside noise
 
 
 @pytest.mark.parametrize("engine_name", ["zipmoe", "lru", "nocache"])

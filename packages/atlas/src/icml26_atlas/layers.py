@@ -13,12 +13,16 @@ projection. ``rule`` picks the memory:
 
 The memories run their updates in every mode: test-time learning happens inside ``forward`` through
 closed-form gradients, so ``model.eval()`` and ``torch.no_grad()`` do not switch it off.
+
+Axis letters (einops): b batch, t tokens, h heads, d head dimension, three (q, k, v), four (the four
+Omega gates eta, alpha, theta, gamma).
 """
 
 from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
+from einops import rearrange
 from icml26_shared import check_choice, check_int, fail
 from torch import nn
 
@@ -83,23 +87,22 @@ class MemoryLayer(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if x.ndim != 3 or x.shape[-1] != self.d_model:
             raise fail("x", tuple(x.shape), f"a (B, T, {self.d_model}) tensor")
-        B, T, _ = x.shape
-        q, k, v = self.conv(self.qkv(x)).view(B, T, 3, self.heads, self.head_dim).permute(2, 0, 3, 1, 4)
+        q, k, v = rearrange(self.conv(self.qkv(x)), "b t (three h d) -> three b h t d", three=3, h=self.heads)
         q, k = F.normalize(q, dim=-1), F.normalize(k, dim=-1)
         if self.rule == "softmax":
             y = softmax_attention(q * self.head_dim**0.5, k, v)  # unit q, k: logits in [-sqrt(d), sqrt(d)]
         elif self.rule == "linear_attention":
             y = linear_attention(q, k, v)
         elif self.rule == "deltanet":
-            beta = torch.sigmoid(self.gates(x)).transpose(1, 2)  # (B, H, T) in (0, 1)
+            beta = rearrange(torch.sigmoid(self.gates(x)), "b t h -> b h t")  # in (0, 1)
             y, _ = delta_rule(q, k, v, beta, self.chunk_size)
         else:
-            eta, alpha, theta, gamma = torch.sigmoid(self.gates(x)).view(B, T, 4, self.heads).permute(2, 0, 3, 1)
+            eta, alpha, theta, gamma = rearrange(torch.sigmoid(self.gates(x)), "b t (four h) -> four b h t", four=4)
             if self.features is not None:
                 q, k = self.features(q), self.features(k)
             ns_steps = self.ns_steps if self.rule == "atlas" else None
             y, _ = omega_memory(q, k, v, eta, alpha, theta, gamma, self.window, self.chunk_size, ns_steps)
-        return self.out(y.transpose(1, 2).reshape(B, T, -1))
+        return self.out(rearrange(y, "b h t d -> b t (h d)"))
 
 
 class RecallModel(nn.Module):

@@ -179,29 +179,38 @@ def select_response(curves: np.ndarray) -> int:
     return int(np.argmax(spans))
 
 
+class NoFocusSignal(ValueError):
+    """A curve (or every curve of a sweep) is flat: no position is sharper than another, so no focus exists.
+
+    Raised instead of a silent k* = 0: a powerless sweep (all blocks without spikes, or without power in any
+    band) or identical blocks at every position.
+    """
+
+
 def near_max_centroid(curve: np.ndarray, delta: float = DELTA) -> float:
     """Weighted near-maximum centroid ``k* = sum_K w_k k / sum_K w_k`` (step 5), a sub-step estimate.
 
     ``K``: the positions around the maximum (contiguous run, [INF]) with ``C_k >= C_max - delta * range``;
     weights ``w_k = C_k - (C_max - delta * range)``, so the maximum weighs most and the band edge zero.
+    k* lies in the run: exactly the peak for a one-position run. A flat curve raises ``NoFocusSignal``.
     """
     c = check_array("curve", curve, ndim=1)
     delta = check_open_interval("delta", delta, 0.0, 1.0)
     peak = int(np.argmax(c))
     span = float(c.max() - c.min())
     if span <= 0:
-        return float(peak)
+        raise NoFocusSignal(f"curve={c!r}: expected a curve with a maximum, got a flat one (no focus signal)")
     floor = c[peak] - delta * span
     lo, hi = peak, peak
     while lo > 0 and c[lo - 1] >= floor:
         lo -= 1
     while hi < c.size - 1 and c[hi + 1] >= floor:
         hi += 1
-    k = np.arange(lo, hi + 1)
-    w = c[lo : hi + 1] - floor
-    if w.sum() <= 0:  # a single position exactly at the floor cannot happen (it is the max); guard anyway
+    if lo == hi:
         return float(peak)
-    return float((w * k).sum() / w.sum())
+    w = c[lo : hi + 1] - floor  # >= 0, and > 0 at the peak
+    offset = float((w * np.arange(hi - lo + 1)).sum() / w.sum())
+    return lo + min(offset, float(hi - lo))  # a weighted mean of 0..hi-lo; min() undoes a last-bit overshoot
 
 
 def to_lens_position(k_star: float, positions) -> float:
@@ -240,12 +249,20 @@ class CENResult:
 def cen_autofocus(
     blocks: np.ndarray, bounds=BOUNDS, delta: float = DELTA, positions=None, smooth: int = SMOOTH
 ) -> CENResult:
-    """CEN on accumulated spike blocks (K, H, W) of a focus sweep: steps 2-5."""
+    """CEN on accumulated spike blocks (K, H, W) of a focus sweep: steps 2-5.
+
+    Raises ``NoFocusSignal`` (a ValueError) when every centroid curve is flat (powerless or identical blocks).
+    """
     delta = check_open_interval("delta", delta, 0.0, 1.0)
     curves = bounded_spectral_centroid(blocks, bounds)
     if positions is not None and len(np.atleast_1d(positions)) != curves.shape[1]:
         raise fail("positions", positions, f"{curves.shape[1]} lens positions, one per block")
     responses = consistent_response(curves, smooth)
+    if (responses.max(1) <= responses.min(1)).all():
+        raise NoFocusSignal(
+            f"blocks=<{curves.shape[1]} blocks>: expected a sweep whose centroid varies with the lens position, "
+            "got flat centroid curves at every bound (no power in any band, or identical blocks): no focus signal"
+        )
     m = select_response(responses)
     k_star = near_max_centroid(responses[m], delta)
     position = k_star if positions is None else to_lens_position(k_star, positions)

@@ -19,15 +19,12 @@ def lstsq_expansion(freqs, basis: str, x_train, y_train, x_test) -> np.ndarray:
     The same basis terms as SAQNN, free coefficients, no circuit constraints: the best a linear method with
     these n terms can do on the training set (an oracle for SAQNN's expressivity at equal n).
     """
-    import jax
-
     y_train = check_array("y_train", y_train, ndim=1, dtype=float)
     freqs = check_frequencies(freqs, np.asarray(x_train).shape[-1], basis)
     check_same_length(x_train=np.asarray(x_train), y_train=y_train)
 
     def features(x):
-        with jax.enable_x64(True):
-            values = np.asarray(basis_values(check_inputs(x, freqs.shape[1], basis), freqs, basis))
+        values = np.asarray(basis_values(check_inputs(x, freqs.shape[1], basis), freqs, basis))  # complex128
         return np.concatenate([values.real, -values.imag], axis=1)  # Re(c B) = Re c Re B - Im c Im B
 
     coef, *_ = np.linalg.lstsq(features(x_train), y_train, rcond=None)

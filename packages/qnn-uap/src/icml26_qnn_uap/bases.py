@@ -7,12 +7,31 @@ Fourier (Sec. 3.1.2): ``U_r(x) = (x)_l R_z(-2 j_l x_l)`` so ``<0|U_r|0> = exp(i 
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
 from icml26_shared import check_array, check_choice, check_int, fail
 
 BASES = ("fourier", "chebyshev")
+
+
+def in_float64(fn):
+    """Run ``fn`` with jax's 64-bit mode on: the package's one precision rule (float64 / complex128).
+
+    Every public computation (basis values, amplitudes, the overlap, the model output, ``fit``, ``predict``)
+    runs in double precision whatever the caller's ``jax_enable_x64`` flag, so a result does not depend on it
+    (issue 16.8: ``SAQNN.__call__`` gave complex64 results, 1.4e-7 apart, unless the caller had enabled x64).
+    """
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        import jax
+
+        with jax.enable_x64(True):
+            return fn(*args, **kwargs)
+
+    return wrapper
 
 
 def fourier_frequencies(k: int, d: int) -> np.ndarray:
@@ -61,16 +80,17 @@ def check_inputs(x, d: int, basis: str) -> np.ndarray:
     return arr
 
 
+@in_float64
 def basis_values(x, freqs, basis: str):
-    """``<0|U_r(x)|0>`` for every input and term, ``(N, n)`` complex (jax.numpy, differentiable in nothing).
+    """``<0|U_r(x)|0>`` for every input and term, ``(N, n)`` complex128 (jax.numpy, differentiable in nothing).
 
     Fourier: ``exp(i j^(r).x)``; Chebyshev: ``prod_l cos(j_l arccos x_l) = prod_l T_{j_l}(x_l)``.
     """
     import jax.numpy as jnp
 
-    x = jnp.asarray(x)
+    x = jnp.asarray(x, dtype=jnp.float64)
     freqs = jnp.asarray(freqs, dtype=x.dtype)
     if basis == "fourier":
         return jnp.exp(1j * (x @ freqs.T))
     angles = jnp.arccos(x)[:, None, :] * freqs[None, :, :]  # (N, n, d)
-    return jnp.prod(jnp.cos(angles), axis=-1).astype(jnp.result_type(x.dtype, jnp.complex64))
+    return jnp.prod(jnp.cos(angles), axis=-1).astype(jnp.complex128)

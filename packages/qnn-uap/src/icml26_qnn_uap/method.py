@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from icml26_shared import check_positive, fail
 
-from .bases import basis_values, check_frequencies, check_inputs
+from .bases import basis_values, check_frequencies, check_inputs, in_float64
 
 SQRT_EPS = 1e-12  # f = a' sqrt(|z|^2 + SQRT_EPS): keeps the gradient of |z| finite at z = 0 (ours, [INF])
 
@@ -50,15 +50,16 @@ def _tree(m: int) -> tuple[np.ndarray, np.ndarray]:
     return bits, nodes
 
 
+@in_float64
 def amplitudes(theta, m: int):
-    """Real amplitudes ``a = P(theta)|0>`` of the multiplexor-R_y cascade, (2^m,).
+    """Real amplitudes ``a = P(theta)|0>`` of the multiplexor-R_y cascade, (2^m,) float64.
 
     Each level multiplies by R_y(t)|0> = cos(t/2)|0> + sin(t/2)|1> on the branch selected by the earlier bits.
     """
     import jax.numpy as jnp
 
     bits, nodes = _tree(m)
-    half = jnp.asarray(theta)[nodes] / 2
+    half = jnp.asarray(theta, dtype=jnp.float64)[nodes] / 2
     return jnp.prod(jnp.where(bits == 1, jnp.sin(half), jnp.cos(half)), axis=1)
 
 
@@ -78,13 +79,14 @@ def theta_for_amplitudes(a) -> np.ndarray:
     return theta
 
 
+@in_float64
 def overlap_from_basis(theta, phi, values, m: int):
-    """Eq. (A.1): ``<0|U|0>`` from the basis values ``<0|U_r(x)|0>`` (N, n) -> (N,) complex."""
+    """Eq. (A.1): ``<0|U|0>`` from the basis values ``<0|U_r(x)|0>`` (N, n) -> (N,) complex128."""
     import jax.numpy as jnp
 
     n = values.shape[1]
     a2 = amplitudes(theta, m) ** 2
-    coefficients = a2[1 : n + 1] * jnp.exp(1j * jnp.asarray(phi))  # |a_r|^2 e^{i phi_r}
+    coefficients = a2[1 : n + 1] * jnp.exp(1j * jnp.asarray(phi, dtype=jnp.float64))  # |a_r|^2 e^{i phi_r}
     return values @ coefficients + jnp.sum(a2[n + 1 :])
 
 
@@ -93,6 +95,7 @@ class SAQNN:
     """The SAQNN architecture: a frequency set ``freqs`` (n, d), a basis and the rescale coefficient a'.
 
     Parameters are a dict ``{"theta": (2^m - 1,), "phi": (n,)}`` (``training.init_params`` draws them).
+    Every method computes in float64 / complex128 whatever jax's x64 flag (``in_float64``).
     """
 
     freqs: np.ndarray
@@ -126,20 +129,24 @@ class SAQNN:
     def num_parameters(self) -> int:
         return num_parameters(self.n)
 
+    @in_float64
     def basis_values(self, x):
         """``<0|U_r(x)|0>`` (N, n) after validating x."""
         return basis_values(check_inputs(x, self.d, self.basis), self.freqs, self.basis)
 
+    @in_float64
     def overlap(self, params: dict, x):
         """``<0|U_{theta,phi}(x)|0>`` (N,) complex, eq. (A.1)."""
         return overlap_from_basis(params["theta"], params["phi"], self.basis_values(x), self.m)
 
+    @in_float64
     def expval(self, params: dict, x):
         """``<0|U^dag O U|0> = |<0|U|0>|^2`` with the global observable O = |0><0| (Thm 1), (N,)."""
         import jax.numpy as jnp
 
         return jnp.abs(self.overlap(params, x)) ** 2
 
+    @in_float64
     def __call__(self, params: dict, x):
         """Model output ``a' <0|U^dag O U|0>^{1/2}`` (Thm 1), (N,)."""
         return self.rescale * output_from_overlap(self.overlap(params, x))
@@ -161,14 +168,17 @@ class SAQNN:
         a2[0] = max(0.0, 1.0 - weights.sum())
         return {"theta": theta_for_amplitudes(np.sqrt(a2 / a2.sum())), "phi": np.angle(c)}
 
+    @in_float64
     def coefficients(self, params: dict):
         """The series the circuit implements, ``a' |a_r|^2 e^{i phi_r}`` for r = 1..n, and the constant slack term."""
         import jax.numpy as jnp
 
         a2 = amplitudes(params["theta"], self.m) ** 2
-        return self.rescale * a2[1 : self.n + 1] * jnp.exp(1j * params["phi"]), self.rescale * jnp.sum(a2[self.n + 1 :])
+        phi = jnp.asarray(params["phi"], dtype=jnp.float64)
+        return self.rescale * a2[1 : self.n + 1] * jnp.exp(1j * phi), self.rescale * jnp.sum(a2[self.n + 1 :])
 
 
+@in_float64
 def output_from_overlap(z):
     """``|z|`` smoothed as ``sqrt(|z|^2 + SQRT_EPS)`` so that training never divides by zero."""
     import jax.numpy as jnp

@@ -34,11 +34,8 @@ class FitResult:
     history: np.ndarray  # (steps,) training MSE of the winning run, normalised targets
 
     def predict(self, x) -> np.ndarray:
-        """Predictions ``(N,)`` in the targets' original scale, computed in float64."""
-        import jax
-
-        with jax.enable_x64(True):
-            return np.asarray(self.model(self.params, x))
+        """Predictions ``(N,)`` in the targets' original scale, computed in float64 (as every model call)."""
+        return np.asarray(self.model(self.params, x))
 
 
 def adam_schedule(lr, steps: int):

@@ -30,7 +30,8 @@ class NumberTokenLoss(NumericTokenLoss):
         self.variant = check_choice("variant", variant, NTL_VARIANTS)
 
     def per_position(self, p: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-        y = self.values[target]
+        values = self.values.to(p.dtype)
+        y = values[target]
         if self.variant == "was":
-            return (p * (self.values[None, :] - y[:, None]).abs()).sum(dim=1)
-        return ((p * self.values[None, :]).sum(dim=1) - y) ** 2
+            return (p * (values[None, :] - y[:, None]).abs()).sum(dim=1)
+        return ((p * values[None, :]).sum(dim=1) - y) ** 2

@@ -65,19 +65,20 @@ class NumericTokenLoss(nn.Module):
             raise fail("vocab", type(vocab).__name__, "a NumericVocab")
         self.vocab = vocab
         is_numeric, index = vocab.lookup()
-        self.register_buffer("token_ids", vocab.token_ids.clone())
-        self.register_buffer("values", vocab.values.float())
+        self.register_buffer("values", vocab.values.clone())  # float64; used in the logits' dtype
         self.register_buffer("is_numeric", is_numeric)
         self.register_buffer("index", index)
 
     def numeric_positions(self, logits: torch.Tensor, targets: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """``(p (P, N), target index (P,))`` at the P positions whose target is in V_num."""
+        """``(p (P, N), target index (P,))`` at the P positions whose target is in V_num.
+
+        p is over values (tokens sharing a value pooled), in the logits' dtype (at least float32).
+        """
         _check_logits_targets(logits, targets, self.vocab.vocab_size)
         y = targets.reshape(-1)
         valid = (y >= 0) & (y < self.vocab.vocab_size)  # e.g. ignore_index = -100 is never numeric
         mask = valid & self.is_numeric[torch.where(valid, y, torch.zeros_like(y))]
-        numeric_logits = logits.reshape(-1, logits.shape[-1])[mask][:, self.token_ids]
-        p = F.softmax(numeric_logits.to(torch.promote_types(logits.dtype, torch.float32)), dim=-1)
+        p = self.vocab.value_probabilities(logits.reshape(-1, logits.shape[-1])[mask])
         return p, self.index[y[mask]]
 
     def per_position(self, p: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
@@ -87,7 +88,7 @@ class NumericTokenLoss(nn.Module):
         """Mean loss over numeric-target positions of ``logits`` (B, T, V), ``targets`` (B, T); 0 if none."""
         p, target = self.numeric_positions(logits, targets)
         if target.numel() == 0:
-            return logits.new_zeros(()).float()
+            return p.new_zeros(())
         return self.per_position(p, target).mean()
 
 
@@ -131,11 +132,11 @@ class SMMDLoss(NumericTokenLoss):
             alpha_value = check_number("alpha", alpha)
             if alpha_value < 0:
                 raise fail("alpha", alpha, "'auto' or a number >= 0")
-        self.register_buffer("K", K.float())
+        self.register_buffer("K", K.double())  # cast to the logits' dtype in per_position
         self.alpha = alpha_value
 
     def per_position(self, p: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-        mmd, smooth = smmd_terms(p, target, self.K)
+        mmd, smooth = smmd_terms(p, target, self.K.to(p.dtype))
         if self.mode == "mmd":
             raw = mmd
         elif self.mode == "smooth":

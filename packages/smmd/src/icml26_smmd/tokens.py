@@ -88,17 +88,20 @@ def _parse_number(token: str) -> float | None:
 
 @dataclass(frozen=True)
 class NumericVocab:
-    """V_num: values ``v`` (N,) in ascending order and their ``token_ids`` (N,) in a vocabulary of size V.
+    """V_num: the distinct ``values`` v (N,) in ascending order and the ``token_ids`` (M >= N,) that carry them.
 
-    Index i is pi(token_ids[i]). Values must be distinct (a kernel over values needs one token per
-    value), token ids distinct and inside the vocabulary.
+    Several token ids may carry one value (GPT-2's "3" and "Ġ3", a full-width "３"): the kernel is over
+    values, so pi maps every such token to the index i of its value, ``value_index[j]`` for ``token_ids[j]``.
+    Token ids are sorted by (value, id); with one token per value ``token_ids[i]`` carries ``values[i]``.
     """
 
     values: torch.Tensor
     token_ids: torch.Tensor
+    value_index: torch.Tensor
     vocab_size: int
 
     def __init__(self, values: Sequence[float], token_ids: Sequence[int], vocab_size: int) -> None:
+        """``values[j]`` is the value of ``token_ids[j]``; values may repeat, token ids may not."""
         vocab_size = check_int("vocab_size", vocab_size, 1)
         values_t = torch.as_tensor(list(values), dtype=torch.float64)
         ids_t = torch.as_tensor(list(token_ids), dtype=torch.long)
@@ -108,19 +111,19 @@ class NumericVocab:
             raise fail("values", list(values), "finite numbers")
         if ids_t.shape != values_t.shape:
             raise fail("token_ids", list(token_ids), f"{values_t.numel()} token ids, one per value")
-        if torch.unique(values_t).numel() != values_t.numel():
-            dup = sorted({float(v) for v in values_t if (values_t == v).sum() > 1})
-            raise fail("values", list(values), f"distinct numeric values (duplicated: {dup})")
         if torch.unique(ids_t).numel() != ids_t.numel():
             raise fail("token_ids", list(token_ids), "distinct token ids")
         if ids_t.min() < 0 or ids_t.max() >= vocab_size:
             raise fail("token_ids", list(token_ids), f"ids in [0, {vocab_size - 1}]")
-        order = torch.argsort(values_t)  # pi: ascending value order
-        object.__setattr__(self, "values", values_t[order])
+        distinct, value_index = torch.unique(values_t, sorted=True, return_inverse=True)
+        order = torch.argsort(value_index * vocab_size + ids_t)  # by value (pi), then by token id
+        object.__setattr__(self, "values", distinct)
         object.__setattr__(self, "token_ids", ids_t[order])
+        object.__setattr__(self, "value_index", value_index[order])
         object.__setattr__(self, "vocab_size", vocab_size)
 
     def __len__(self) -> int:
+        """N, the number of distinct values (the kernel's size)."""
         return int(self.values.numel())
 
     @classmethod
@@ -140,7 +143,10 @@ class NumericVocab:
 
     @classmethod
     def from_token_strings(cls, tokens: Sequence[str]) -> NumericVocab:
-        """Algorithm 1: every vocabulary token that parses as a number joins V_num (ids = positions)."""
+        """Algorithm 1: every vocabulary token that parses as a number joins V_num (ids = positions).
+
+        Tokens that parse to the same value ("3", "Ġ3", "▁3", a full-width "３", "03") all join, carrying it.
+        """
         parsed = [(i, _parse_number(t)) for i, t in enumerate(tokens)]
         pairs = [(i, v) for i, v in parsed if v is not None]
         if not pairs:
@@ -148,9 +154,23 @@ class NumericVocab:
         return cls([v for _, v in pairs], [i for i, _ in pairs], len(tokens))
 
     def lookup(self) -> tuple[torch.Tensor, torch.Tensor]:
-        """``(is_numeric (V,) bool, index (V,) long)``: membership in V_num and pi(token) (0 elsewhere)."""
+        """``(is_numeric (V,) bool, index (V,) long)``: membership in V_num and pi(token), the index of the
+        token's value (0 elsewhere)."""
         is_numeric = torch.zeros(self.vocab_size, dtype=torch.bool)
         index = torch.zeros(self.vocab_size, dtype=torch.long)
         is_numeric[self.token_ids] = True
-        index[self.token_ids] = torch.arange(len(self))
+        index[self.token_ids] = self.value_index
         return is_numeric, index
+
+    def value_probabilities(self, logits: torch.Tensor) -> torch.Tensor:
+        """p (..., N): softmax over the numeric tokens of ``logits`` (..., V), summed per value (Sec. 3.2).
+
+        Computed in the logits' dtype (at least float32). With one token per value this is the paper's
+        ``softmax(l[V_num])``; tokens sharing a value pool their probability, as they name the same number.
+        """
+        numeric = logits[..., self.token_ids]
+        p_tokens = torch.softmax(numeric.to(torch.promote_types(logits.dtype, torch.float32)), dim=-1)
+        if len(self) == self.token_ids.numel():
+            return p_tokens
+        p = p_tokens.new_zeros((*p_tokens.shape[:-1], len(self)))
+        return p.index_add_(-1, self.value_index.to(p_tokens.device), p_tokens)

@@ -60,7 +60,7 @@ def predict(model: nn.Module, inputs: np.ndarray, vocab: NumericVocab, numeric_p
     """Argmax per position; at ``numeric_positions`` also the value of the argmax over V_num only."""
     model.eval()
     logits = torch.cat([model(torch.as_tensor(inputs[i : i + 512])) for i in range(0, len(inputs), 512)])
-    numeric = logits[:, numeric_positions][..., vocab.token_ids].argmax(-1)
+    numeric = vocab.value_probabilities(logits[:, numeric_positions]).argmax(-1)  # the most probable value
     return Prediction(logits.argmax(-1).numpy(), vocab.values[numeric].numpy())
 
 

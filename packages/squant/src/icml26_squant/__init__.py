@@ -2,6 +2,7 @@
 
 from importlib.metadata import PackageNotFoundError, version
 
+from .bitstream import field_widths, pack, unpack
 from .lfsr import PRIMITIVE_TAPS, period, state_cycle, stream, walk_period
 from .method import (
     SeedCode,
@@ -13,6 +14,7 @@ from .method import (
     quantise_coefficients,
     relative_error,
     search_blocks,
+    shared_exponent,
 )
 
 try:
@@ -27,12 +29,16 @@ __all__ = [
     "basis_bank",
     "compress",
     "compress_fixed_seed",
+    "field_widths",
     "generate_basis",
+    "pack",
     "period",
     "quantise_coefficients",
     "relative_error",
     "search_blocks",
+    "shared_exponent",
     "state_cycle",
     "stream",
+    "unpack",
     "walk_period",
 ]

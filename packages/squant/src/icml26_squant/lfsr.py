@@ -90,9 +90,9 @@ def _mulmod(a: int, b: int, poly: int, degree: int) -> int:
     return result
 
 
-def _powmod_x(exponent: int, poly: int, degree: int) -> int:
-    """x^exponent modulo ``poly`` over GF(2), by square-and-multiply."""
-    result, base = 1, 2  # 1 and x
+def _powmod(base: int, exponent: int, poly: int, degree: int) -> int:
+    """base^exponent modulo ``poly`` over GF(2), by square-and-multiply (base 2 is the polynomial x)."""
+    result = 1
     while exponent:
         if exponent & 1:
             result = _mulmod(result, base, poly, degree)
@@ -112,19 +112,48 @@ def _prime_factors(n: int) -> list[int]:
     return factors + ([n] if n > 1 else [])
 
 
+def _order_by_baby_giant_steps(poly: int, degree: int) -> int:
+    """The smallest n >= 1 with x^n = 1 modulo ``poly`` (constant term 1, so x is invertible).
+
+    The powers of x are distinct non-zero residues until they repeat, so n <= 2^K - 1; with m ~ 2^(K/2)
+    baby steps x^1 .. x^m and giant steps x^(-j m), n = j m + i for the first hit (Shanks). O(2^(K/2)).
+    """
+    m = 1 << ((degree + 1) // 2)
+    baby, power = {}, 1
+    for i in range(1, m + 1):
+        power = _mulmod(power, 2, poly, degree)
+        baby.setdefault(power, i)
+    giant = _powmod(poly >> 1, m, poly, degree)  # x^-1 = (poly - 1) / x, since x (poly >> 1) = poly - 1
+    value = 1
+    for j in range(m + 1):
+        if value in baby:
+            return j * m + baby[value]
+        value = _mulmod(value, giant, poly, degree)
+    raise AssertionError("unreachable: the order of x is at most 2^K - 1")  # pragma: no cover
+
+
 def period(taps: tuple[int, ...]) -> int:
     """The period of the LFSR with these taps: the order of x modulo its feedback polynomial.
 
-    Equal to ``2^K - 1`` exactly when the polynomial is primitive (maximal length). Needs no walk, so it
-    verifies widths up to 32 in microseconds: x^(2^K-1) = 1 and x^((2^K-1)/q) != 1 for every prime q.
+    Equal to ``2^K - 1`` exactly when the polynomial is primitive (maximal length). When x^(2^K-1) = 1
+    the order is found from the prime factors of 2^K - 1 (x^((2^K-1)/q) != 1 for every prime q means
+    maximal length), which verifies widths up to 32 in microseconds; otherwise (a reducible polynomial
+    such as (x + 1)^2 (...)) by baby-step giant-step, O(2^(K/2)). Always the true order, never 0.
     """
-    degree = max(taps)
-    poly = polynomial(taps)
+    if (
+        not isinstance(taps, tuple)
+        or not taps
+        or len(set(taps)) != len(taps)
+        or any(isinstance(t, bool) or not isinstance(t, int | np.integer) or not 1 <= t <= 32 for t in taps)
+    ):
+        raise fail("taps", taps, "a non-empty tuple of distinct exponents in 1..32 (the polynomial's x^t terms)")
+    degree = max(int(t) for t in taps)
+    poly = polynomial(tuple(int(t) for t in taps))
     order = (1 << degree) - 1
-    if _powmod_x(order, poly, degree) != 1:  # x has no order dividing 2^K - 1: the polynomial is reducible
-        return 0
+    if _powmod(2, order, poly, degree) != 1:  # the order does not divide 2^K - 1: not maximal length
+        return _order_by_baby_giant_steps(poly, degree)
     for q in _prime_factors(order):
-        while order % q == 0 and _powmod_x(order // q, poly, degree) == 1:
+        while order % q == 0 and _powmod(2, order // q, poly, degree) == 1:
             order //= q
     return order
 

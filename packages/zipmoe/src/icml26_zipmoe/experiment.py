@@ -96,7 +96,7 @@ CONFIGS = {
         sim_budgets=(0.25,),
         real_weights=False,
     ),
-    "quick": Config(seeds=(0, 1, 2)),
+    "quick": Config(seeds=(0, 1, 2, 3, 4)),  # 5 seeds: cps_model_fits flipped between machines at 3 (README)
     "paper": Config(  # Qwen1.5-MoE-A2.7B-like routing (60 experts, top-4); the paper serves the real models
         seeds=tuple(range(5)),
         n_chars=2_000_000,

@@ -12,15 +12,11 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
-from icml26_shared import cached, derive, fingerprint
+from icml26_shared import Config, cached, derive, fingerprint
 
 from .baselines import BASELINES
-
-if TYPE_CHECKING:
-    from .experiment import Config
 
 
 def _trained_model(config: Config, seed: int, data):
