@@ -145,6 +145,32 @@ def batch_n(z, d):
     return torch.randn(z.shape[0], d, generator=gen, dtype=torch.float64)
 
 
+def test_bfloat16_neighbour_is_rounded_before_the_finite_difference_steps():
+    """Issue 20: with ``latent_dtype=torch.bfloat16`` (the paper's SD 3.5 path) the neighbour z' is rounded to
+    bfloat16 and the eps steps are added to the rounded z' in float32, as the official code does; F sees
+    bfloat16-representable centres at z'. float32 is the identity, and the order moves LC under a bf16 sampler."""
+    A = torch.randn(3 * 4 * 4, 2 * 4 * 4, generator=torch.Generator().manual_seed(0), dtype=torch.float32) / 6
+    seen = []
+
+    def F(z):  # a smooth map behind a sampler that casts its input to bfloat16, as SD3Generator does
+        seen.append(z.clone())
+        return torch.tanh(z.to(torch.bfloat16).float().flatten(1) @ A).reshape(-1, 2, 4, 4)
+
+    z = torch.randn(2, 3, 4, 4, generator=torch.Generator().manual_seed(1))
+    kwargs = {"d_low": 3, "eps": 0.02, "batch_size": None}
+    official = generative_geometry(
+        F, z, generator=torch.Generator().manual_seed(2), latent_dtype=torch.bfloat16, **kwargs
+    )
+    neighbour = seen[1].reshape(2, 4, 3, 4, 4)  # second call: z' and its 3 steps, per sample
+    torch.testing.assert_close(neighbour[:, 0], neighbour[:, 0].to(torch.bfloat16).float(), rtol=0, atol=0)
+    seen.clear()
+    plain = generative_geometry(F, z, generator=torch.Generator().manual_seed(2), **kwargs)
+    same = generative_geometry(F, z, generator=torch.Generator().manual_seed(2), latent_dtype=torch.float32, **kwargs)
+    torch.testing.assert_close(same.LC, plain.LC, rtol=0, atol=0)
+    torch.testing.assert_close(official.LS, plain.LS, rtol=0, atol=0)  # the centre z is treated alike
+    assert not torch.equal(official.LC, plain.LC)
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.integers(0, 10_000), st.integers(1, 6))
 def test_principal_stretch_matches_numpy_svd(seed, d):

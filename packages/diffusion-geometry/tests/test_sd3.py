@@ -91,6 +91,14 @@ def test_paper_measurement_runs_end_to_end_on_a_stand_in_pipeline(tmp_path, monk
         prompt_pairs=str(pairs),
         ablation_guidance=(),
     )
+    from icml26_diffusion_geometry import method
+
+    latent_dtypes = []
+    geometry = method.generative_geometry
+    monkeypatch.setattr(
+        method, "generative_geometry", lambda *a, **k: latent_dtypes.append(k["latent_dtype"]) or geometry(*a, **k)
+    )
     metrics = sd3.measure_sd35(config, tmp_path)
+    assert latent_dtypes and all(d == next(_FakePipeline().transformer.parameters()).dtype for d in latent_dtypes)
     assert {c.metric for c in CLAIMS} <= set(metrics)
     assert all(len(v) == 1 for v in metrics.values())

@@ -52,6 +52,24 @@ def test_official_asymmetric_square_is_not_reproduced():
     assert m[4, 4 - 3] == 0 and m[4, 4 + 3] == 0
 
 
+def test_official_mask_is_the_official_slice_and_halves_the_boundary_attenuation():
+    """Issue 20: ``mask="official"`` reproduces the official ``[c - tau, c + tau)`` square; after ``.real`` a
+    cosine at |k| = tau is scaled by (1 + s) / 2 (0.6 at s = 0.2), while the symmetric default keeps it."""
+    x = torch.rand(3, 16, 16, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
+    tau, s = 3, 0.2
+    official = np.full((16, 16), s)
+    official[8 - tau : 8 + tau, 8 - tau : 8 + tau] = 1.0  # the official slice, by hand
+    spectrum = np.fft.fftshift(np.fft.fft2(x.numpy()), axes=(-2, -1))
+    by_hand = np.fft.ifft2(np.fft.ifftshift(spectrum * official, axes=(-2, -1))).real
+    np.testing.assert_allclose(high_frequency_filter(x, tau, s, mask="official").numpy(), by_hand, atol=1e-12)
+    np.testing.assert_array_equal(frequency_mask(16, 16, tau, s, mask="official").numpy(), official)
+    cosine = torch.cos(2 * np.pi * tau * torch.arange(16, dtype=torch.float64) / 16).expand(16, 16)
+    torch.testing.assert_close(high_frequency_filter(cosine, tau, s, mask="official"), (1 + s) / 2 * cosine)
+    torch.testing.assert_close(high_frequency_filter(cosine, tau, s), cosine)  # symmetric: |k| = tau is kept
+    with pytest.raises(ValueError, match="mask='round'"):
+        frequency_mask(16, 16, tau, s, mask="round")
+
+
 def test_radius_beyond_image_raises_instead_of_wrapping():
     assert max_radius(8, 8) == 3 and max_radius(9, 9) == 4 and max_radius(16, 32) == 7
     frequency_mask(16, 16, tau=7)

@@ -33,7 +33,7 @@ def test_em_noise_minimises_the_loss_of_a_fixed_model():
     model.train()
     loss = lambda d: float(torch.nn.functional.cross_entropy(model(protect(x, d)), y).detach())  # noqa: E731
     uniform = (torch.rand(x.shape, generator=torch.Generator().manual_seed(5)) * 2 - 1) * 0.2
-    assert loss(delta) < loss(uniform)
+    assert loss(delta) < 0.9 * loss(uniform)  # measured 1.85 vs 2.32: a margin far outside float noise
 
 
 @pytest.mark.parametrize("eps", [0.0, -1.0, 2.0])

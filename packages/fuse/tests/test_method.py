@@ -15,6 +15,7 @@ from icml26_fuse import (
     protect,
     train_generator,
 )
+from icml26_fuse.spectral import apply_spectral_mask, band_stop_masks, sample_bands
 
 
 def images(n=16, seed=0):
@@ -54,12 +55,16 @@ def test_plain_generator_loss_is_the_cross_entropy():
     torch.testing.assert_close(generator_loss(model, generator, x, y, with_cbg, torch.Generator()), expected + extra)
 
 
-def test_rsm_changes_the_loss_and_full_width_band_removes_the_perturbation():
+def test_rsm_loss_is_the_cross_entropy_on_the_band_stopped_perturbation():
     torch.manual_seed(0)
     model, generator, (x, y) = SmallCNN().eval(), PerturbationGenerator(0.5), images()
-    everything = FuseSettings(band_width=(2**0.5, 2**0.5), cbg_weight=0.0)  # removes the whole spectrum
-    clean = torch.nn.functional.cross_entropy(model(x), y)
-    torch.testing.assert_close(generator_loss(model, generator, x, y, everything, torch.Generator()), clean)
+    rsm = FuseSettings(band_width=(0.3, 0.6), cbg_weight=0.0)
+    start, width = sample_bands(len(y), rsm.band_width, torch.Generator().manual_seed(3))
+    masked = apply_spectral_mask(generator(x), band_stop_masks(start, width, 16, 16))
+    expected = torch.nn.functional.cross_entropy(model(protect(x, masked)), y)
+    loss = generator_loss(model, generator, x, y, rsm, torch.Generator().manual_seed(3))
+    torch.testing.assert_close(loss, expected)
+    assert float((masked - generator(x)).abs().max()) > 1e-3  # a band was removed
 
 
 def test_training_makes_bounded_unlearnable_images():
@@ -73,29 +78,30 @@ def test_training_makes_bounded_unlearnable_images():
     torch.testing.assert_close(released, again)  # seeded: reproducible
 
 
-def test_generator_em_lowers_the_surrogate_loss_on_its_images():
-    """The error-minimising objective works: the trained generator's images are easier than clean ones."""
-    x, y = images(64)
-    settings = FuseSettings(eps=32 / 255, rsm=False, cbg_weight=0.0, rounds=6, batch_size=32)
-    generator = train_generator(x, y, settings, seed=1)
-    released, _ = make_unlearnable(generator, x)
-    torch.manual_seed(2)
-    model = SmallCNN()
-    optimiser = torch.optim.Adam(model.parameters(), lr=1e-2)
-    for _ in range(20):  # a fresh model learns random labels faster from the protected images
-        loss = torch.nn.functional.cross_entropy(model(released), y)
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_generator_steps_lower_the_error_of_a_fixed_classifier(seed):
+    """The error-minimising objective works: 60 generator steps against a fixed linear classifier bring
+    ``CE(f(x + G(x)), y)`` well below the clean ``CE(f(x), y)``.
+
+    Issue 16.0: the former test compared two freshly trained CNNs (0.1815 vs 0.1791, inside cross-machine
+    noise). Here the classifier is fixed, the labels are its own predictions (a shortcut the generator can
+    amplify), and the margin is large: measured ratios 0.65, 0.80, 0.90 for seeds 0-2, required < 0.95.
+    """
+    g = torch.Generator().manual_seed(seed)
+    torch.manual_seed(seed)
+    x = torch.rand(32, 1, 16, 16, generator=g)
+    model = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(256, 10)).requires_grad_(False)
+    y = model(x).argmax(1)
+    generator, plain = PerturbationGenerator(0.25), FuseSettings(rsm=False, cbg_weight=0.0)
+    optimiser = torch.optim.Adam(generator.parameters(), lr=1e-2)
+    for _ in range(60):
+        loss = generator_loss(model, generator, x, y, plain, None)
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()
-    torch.manual_seed(2)
-    reference = SmallCNN()
-    optimiser = torch.optim.Adam(reference.parameters(), lr=1e-2)
-    for _ in range(20):
-        ref_loss = torch.nn.functional.cross_entropy(reference(x), y)
-        optimiser.zero_grad()
-        ref_loss.backward()
-        optimiser.step()
-    assert float(loss) < float(ref_loss)
+    clean = float(torch.nn.functional.cross_entropy(model(x), y))
+    protected = float(torch.nn.functional.cross_entropy(model(make_unlearnable(generator, x)[0]), y))
+    assert protected < 0.95 * clean
 
 
 @pytest.mark.parametrize("eps", [0.0, -0.1, 1.5])

@@ -66,17 +66,42 @@ def test_rsm_removes_exactly_the_band(seed, width):
     rng = torch.Generator().manual_seed(seed)
     r0, w = sample_bands(1, (width, width), rng)
     r = radial_frequency(8, 8)
-    inside = (r >= r0[0]) & (r < r0[0] + w[0])
+    inside = (r >= r0[0]) & (r <= r0[0] + w[0])
     spectrum, original = torch.fft.fft2(masked), torch.fft.fft2(delta)
     assert torch.allclose(spectrum[..., inside], torch.zeros(()).to(spectrum.dtype), atol=1e-9)
     assert torch.allclose(spectrum[..., ~inside], original[..., ~inside], atol=1e-9)
 
 
 @given(st.integers(1, 50), st.floats(0.0, R_MAX), st.integers(0, 99))
-def test_sampled_bands_lie_inside_the_spectrum(n, w_max, seed):
+def test_sampled_bands_start_within_one_width_of_the_spectrum(n, w_max, seed):
     start, width = sample_bands(n, (0.0, w_max), torch.Generator().manual_seed(seed))
-    assert (start >= 0).all() and (width >= 0).all() and (width <= w_max).all()
-    assert (start + width <= R_MAX + 1e-12).all()
+    assert (width >= 0).all() and (width <= w_max).all()
+    assert (start >= -width).all() and (start <= R_MAX).all()  # the band [r0, r0 + w] meets [0, R_MAX]
+
+
+def test_rsm_removes_the_corner_and_every_radius_equally_often():
+    """Issue 16.2: the corner bin r = sqrt 2 of an even-sized image (a checkerboard) must be removable.
+
+    With ``r0 ~ U[-w, R_MAX]`` every radius is removed with probability ``w / (R_MAX + w)``: checked on
+    4000 bands for the DC bin, a middle bin and the corner bin (binomial sem 0.0075; margin 0.04 > 5 sem).
+    """
+    yy, xx = torch.meshgrid(torch.arange(16), torch.arange(16), indexing="ij")
+    checkerboard = ((-1.0) ** (yy + xx)).to(torch.float64).reshape(1, 1, 16, 16).expand(4000, 1, 16, 16)
+    masked = random_spectral_masking(checkerboard, (0.5, 0.5), torch.Generator().manual_seed(0))
+    removed = masked.abs().amax(dim=(1, 2, 3)) < 1e-9  # the whole checkerboard is the corner bin
+    assert 0 < int(removed.sum()) < 4000
+    expected = 0.5 / (R_MAX + 0.5)
+    start, width = sample_bands(4000, (0.5, 0.5), torch.Generator().manual_seed(0))
+    masks = band_stop_masks(start, width, 16, 16)[:, 0]
+    for row, col in ((0, 0), (0, 5), (8, 8)):  # r = 0, 0.625, sqrt 2
+        assert abs(float((masks[:, row, col] == 0).double().mean()) - expected) < 0.04
+    assert torch.equal(removed, masks[:, 8, 8] == 0)  # the same bands: RSM applies these masks
+
+
+def test_full_width_band_from_zero_removes_everything():
+    r = radial_frequency(16, 16)
+    masks = band_stop_masks(torch.zeros(1, dtype=torch.float64), torch.full((1,), R_MAX, dtype=torch.float64), 16, 16)
+    assert bool((masks == 0).all()) and float(r.max()) == pytest.approx(R_MAX)
 
 
 def test_band_mask_of_zero_width_keeps_everything():

@@ -38,3 +38,11 @@ def test_loss_attack_rejects_bad_arguments(scheduler, memoriser, x_star, kwargs,
 def test_loss_attack_rejects_images_that_do_not_fit_the_model(scheduler, memoriser):
     with pytest.raises(ValueError, match="images="):
         loss_attack(memoriser, scheduler, torch.zeros(1, 3, 8, 8))
+
+
+def test_loss_attack_of_an_image_does_not_depend_on_its_batch(scheduler, memoriser):
+    """Issue 16.6, as for RECOVER: the loss attack's noise of image i comes from (seed, image id)."""
+    y = torch.rand(5, 1, 8, 8, generator=torch.Generator().manual_seed(3)) * 2 - 1
+    batch = denoising_error(memoriser, scheduler, y, draws=3, seed=2)
+    alone = denoising_error(memoriser, scheduler, y[3:4], draws=3, seed=2, image_ids=[3])
+    np.testing.assert_allclose(alone, batch[3:4], rtol=1e-4, atol=1e-6)

@@ -53,6 +53,27 @@ def test_score_is_reproducible_from_its_seed(scheduler):
     np.testing.assert_array_equal(a, b)
 
 
+def test_score_of_an_image_does_not_depend_on_its_batch(scheduler):
+    """Issue 16.6: image i's noise comes from (seed, image id), so its score is a property of the image."""
+    torch.manual_seed(0)
+    model = make_denoiser("mlp", (1, 4, 4)).eval()
+    images = torch.rand(6, 1, 4, 4) * 2 - 1
+    batch = inversion_robustness(model, scheduler, images, 300, 3, (0.0, 0.3), 2, seed=7)
+    alone = inversion_robustness(model, scheduler, images[4:5], 300, 3, (0.0, 0.3), 2, seed=7, image_ids=[4])
+    prefix = inversion_robustness(model, scheduler, images[:2], 300, 3, (0.0, 0.3), 2, seed=7)  # default ids 0, 1
+    np.testing.assert_allclose(alone.curve, batch.curve[4:5], rtol=1e-4, atol=1e-6)  # batched matmul round-off only
+    np.testing.assert_allclose(prefix.curve, batch.curve[:2], rtol=1e-4, atol=1e-6)  # batched matmul round-off only
+    other = inversion_robustness(model, scheduler, images[4:5], 300, 3, (0.0, 0.3), 2, seed=7, image_ids=[5])
+    assert abs(other.curve[0, 1] - alone.curve[0, 1]) > 1e-6  # another id draws other noise
+
+
+@pytest.mark.parametrize("image_ids", [[0, 1], [0, 1, -2], [0.0, 1.0, 2.0]])
+def test_recover_rejects_bad_image_ids(scheduler, memoriser, image_ids):
+    images = torch.zeros(3, 1, 8, 8)
+    with pytest.raises(ValueError, match="image_ids="):
+        inversion_robustness(memoriser, scheduler, images, 300, 3, (0.0,), 1, image_ids=image_ids)
+
+
 def test_set_level_test_rejects_a_shift_and_not_a_copy():
     rng = np.random.default_rng(0)
     reference = rng.normal(size=40)

@@ -107,3 +107,28 @@ def test_rejects_eata_without_clean_batches():
 def test_rejects_batch_that_does_not_match_the_model():
     with pytest.raises(ValueError, match="x="):
         Tent(_model(), 10, lr=0.01)(torch.rand(4, 2, 8, 8))
+
+
+@pytest.mark.parametrize("name", ["no_adapt", "tent", "eata", "sar", "deyo"])
+def test_reset_returns_every_baseline_to_the_source_state(name):
+    """Issue 16.12: after adapting and reset() a baseline behaves exactly as a fresh one on the same stream."""
+    stream = [torch.rand(16, 1, 8, 8, generator=torch.Generator().manual_seed(i)) for i in range(3)]
+
+    def make():
+        model = _model()
+        return {
+            "no_adapt": lambda: NoAdapt(model),
+            "tent": lambda: Tent(model, 10, lr=0.5),
+            "eata": lambda: EATA(model, 10, lr=0.5, clean_batches=[stream[0]], e_margin=10.0, d_margin=2.0),
+            "sar": lambda: SAR(model, 10, lr=0.5, margin=10.0, reset_constant=1e-9),
+            "deyo": lambda: DeYO(model, 10, lr=0.5, margin=10.0, plpd_threshold=-1.0),
+        }[name]()
+
+    expected = [a(x) for a in [make()] for x in stream]
+    adapter = make()
+    for x in stream[::-1]:
+        adapter(x)
+    adapter.reset()
+    assert adapter.reliable_fraction == 0.0
+    for x, logits in zip(stream, expected, strict=True):
+        torch.testing.assert_close(adapter(x), logits, rtol=0, atol=0)

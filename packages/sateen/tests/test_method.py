@@ -81,9 +81,40 @@ def test_rejects_k_outside_one_to_c_minus_one(k):
         ReferenceSubspace(10, k)
 
 
-def test_rejects_ipca_batch_smaller_than_k():
-    with pytest.raises(ValueError, match="batch_size="):
-        ReferenceSubspace(10, 4, batch_size=3)
+def test_official_k_and_ipca_batch_construct_and_fit_k_components():
+    """Issue 20: k = 64 with IPCA batch 32 (the documented official defaults) and C = 1000 construct; the first
+    fit waits for max(32, 64) = 64 reliable logits and always has k components."""
+    sub = ReferenceSubspace(1000, 64, batch_size=32)
+    assert sub.flush_size == 64
+    rng = np.random.default_rng(0)
+    sub.add(torch.from_numpy(rng.normal(size=(48, 1000))))
+    assert not sub.fitted  # 48 < k: scikit-learn would refuse this partial fit
+    sub.add(torch.from_numpy(rng.normal(size=(48, 1000))))
+    assert sub.fitted and sub.ipca.components_.shape == (64, 1000) and sub.buffer == []
+    model = nn.Sequential(nn.Flatten(), nn.Linear(4, 1000), nn.BatchNorm1d(1000))
+    adapter = SaTeen(model, num_classes=1000)
+    assert adapter.subspace.k == 64 and adapter.subspace.flush_size == 64
+
+
+def test_rejects_a_non_positive_ipca_batch():
+    with pytest.raises(ValueError, match="batch_size=0"):
+        ReferenceSubspace(10, 4, batch_size=0)
+
+
+def test_reset_returns_sateen_to_the_source_state():
+    """Issue 16.12: after reset() the adapter behaves exactly as a fresh one on the same stream."""
+    stream = [torch.rand(16, 1, 8, 8, generator=torch.Generator().manual_seed(i)) for i in range(4)]
+    kwargs = {"lr": 0.1, "margin": 5.0, "k": 4, "ipca_batch": 8, "warmup": 0}
+    fresh = SaTeen(_model(), 10, generator=torch.Generator().manual_seed(0), **kwargs)
+    expected = [fresh(x) for x in stream]
+    adapter = SaTeen(_model(), 10, generator=torch.Generator().manual_seed(0), **kwargs)
+    for x in stream[::-1]:
+        adapter(x)
+    assert adapter.subspace.fitted and adapter.steps > 0
+    adapter.reset()
+    assert not adapter.subspace.fitted and adapter.steps == adapter.seen == adapter.selected == 0
+    for x, logits in zip(stream, expected, strict=True):
+        torch.testing.assert_close(adapter(x), logits, rtol=0, atol=0)
 
 
 def test_sateen_adapts_only_norm_affine_parameters_and_returns_pre_update_logits():

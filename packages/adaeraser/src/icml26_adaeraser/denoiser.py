@@ -5,8 +5,11 @@ U-Net). No pretrained model is available offline, so we train a DiT (Peebles & X
 procedural scenes of ``data.py``: patch embedding + learned positions, ``depth`` blocks of adaLN-Zero
 self-attention and MLP conditioned on the timestep, and a linear head back to pixels. Every attention layer
 hands its pre-softmax scores ``S = Q K^T / sqrt(d)`` (B, heads, N, N) to an optional ``control`` callable
-``control(S, layer) -> S'`` (the role of a diffusers attention processor), which is where suppression happens.
-The noise schedule is DDPM's (linear betas 1e-4 .. 0.02, T = 1000).
+``control(S, layer) -> S'`` (the role of a diffusers attention processor), which is where suppression happens;
+without a control the layer is torch's fused ``scaled_dot_product_attention`` (the same attention, faster).
+The noise schedule is DDPM's (linear betas 1e-4 .. 0.02, T = 1000), diffusers' ``DDPMScheduler`` for training
+and the ``DDIMScheduler`` of ``removal.py`` on the same betas for sampling (one schedule: the same float32
+``alphas_cumprod``).
 """
 
 from __future__ import annotations
@@ -25,19 +28,20 @@ BETA_1, BETA_T = 1e-4, 0.02  # linear schedule (Ho et al., 2020; diffusers' DDPM
 Control = Callable[[torch.Tensor, int], torch.Tensor]
 
 
-def alphas_cumprod(num_steps: int = T) -> torch.Tensor:
-    """``abar_t = prod_{s <= t} (1 - beta_s)`` (T,) for the linear schedule, float64."""
-    check_int("num_steps", num_steps, 2)
-    betas = torch.linspace(BETA_1, BETA_T, num_steps, dtype=torch.float64)
-    return torch.cumprod(1 - betas, 0)
+def ddpm_scheduler():
+    """diffusers' ``DDPMScheduler`` on the linear schedule: ``add_noise`` makes the training inputs."""
+    from diffusers import DDPMScheduler
+
+    return DDPMScheduler(num_train_timesteps=T, beta_start=BETA_1, beta_end=BETA_T, beta_schedule="linear")
 
 
 def timestep_embedding(t: torch.Tensor, dim: int) -> torch.Tensor:
-    """Sinusoidal embedding (B,) -> (B, dim) of integer timesteps."""
-    half = dim // 2
-    freqs = torch.exp(-math.log(10000.0) * torch.arange(half, dtype=torch.float32) / half)
-    angles = t.float()[:, None] * freqs[None]
-    return torch.cat([angles.cos(), angles.sin()], dim=1)
+    """Sinusoidal embedding (B,) -> (B, dim) float32 of integer timesteps, ``[cos(t w_k), sin(t w_k)]`` with
+    ``w_k = 10000^(-k / (dim / 2))``: diffusers' ``get_timestep_embedding`` in this layout (bit-identical to the
+    formula; the DiT casts it to its own dtype)."""
+    from diffusers.models.embeddings import get_timestep_embedding
+
+    return get_timestep_embedding(t, dim, flip_sin_to_cos=True, downscale_freq_shift=0)
 
 
 def patchify(x: torch.Tensor, patch: int) -> torch.Tensor:
@@ -56,7 +60,10 @@ def unpatchify(tokens: torch.Tensor, channels: int, size: int, patch: int) -> to
 
 
 class SelfAttention(nn.Module):
-    """Multi-head self-attention whose scores pass through ``control`` before the softmax."""
+    """Multi-head self-attention whose scores pass through ``control`` before the softmax.
+
+    Without a control the scores are not needed: torch's ``scaled_dot_product_attention`` computes
+    ``softmax(Q K^T / sqrt(d)) V`` fused (equal to the explicit path to float round-off, tested)."""
 
     def __init__(self, dim: int, heads: int, layer: int):
         super().__init__()
@@ -68,11 +75,12 @@ class SelfAttention(nn.Module):
     def forward(self, x: torch.Tensor, control: Control | None = None) -> torch.Tensor:
         b, n, d = x.shape
         q, k, v = self.qkv(x).reshape(b, n, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
-        scores = q @ k.transpose(-1, -2) / math.sqrt(d // self.heads)  # S = Q K^T / sqrt(d), (B, h, N, N)
-        if control is not None:
-            scores = control(scores, self.layer)
-        attention = scores.softmax(-1)
-        return self.out((attention @ v).transpose(1, 2).reshape(b, n, d))
+        if control is None:
+            mixed = nn.functional.scaled_dot_product_attention(q, k, v)
+        else:
+            scores = q @ k.transpose(-1, -2) / math.sqrt(d // self.heads)  # S = Q K^T / sqrt(d), (B, h, N, N)
+            mixed = control(scores, self.layer).softmax(-1) @ v
+        return self.out(mixed.transpose(1, 2).reshape(b, n, d))
 
 
 def _modulate(x: torch.Tensor, shift: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
@@ -134,7 +142,7 @@ class DiT(nn.Module):
         t = torch.full((x.shape[0],), int(t)) if isinstance(t, int) else t
         if t.shape != (x.shape[0],) or t.min() < 0 or t.max() >= T:
             raise fail("t", t.tolist(), f"timesteps in the schedule [0, {T - 1}], one per image")
-        c = self.time(timestep_embedding(t, self.dim))
+        c = self.time(timestep_embedding(t, self.dim).to(self.embed.weight.dtype))  # the module's dtype
         h = self.embed(patchify(x, self.patch)) + self.position
         for block in self.blocks:
             h = block(h, c, control)
@@ -151,13 +159,14 @@ def train_denoiser(
     lr: float = 1e-3,
 ) -> list[float]:
     """Train ``model`` on the DDPM epsilon loss ``|eps - eps_theta(sqrt(abar) x0 + sqrt(1-abar) eps, t)|^2``
-    with fresh images from ``sample_images(rng, n)`` each step (AdamW, cosine decay); returns the losses."""
+    with fresh images from ``sample_images(rng, n)`` each step (AdamW, cosine decay); the noisy input is
+    ``DDPMScheduler.add_noise(x0, eps, t)``. Returns the losses."""
     check_int("steps", steps, 1)
     check_int("batch_size", batch_size, 1)
     check_positive("lr", lr)
     rng = np.random.default_rng(seed)
     generator = torch.Generator().manual_seed(seed)
-    abar = alphas_cumprod().float()
+    schedule_ddpm = ddpm_scheduler()
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.0)
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda s: min(1.0, (s + 1) / 100) * 0.5 * (1 + math.cos(math.pi * s / steps))
@@ -168,8 +177,7 @@ def train_denoiser(
         x0 = torch.from_numpy(sample_images(rng, batch_size))
         t = torch.randint(0, T, (batch_size,), generator=generator)
         eps = torch.randn(x0.shape, generator=generator)
-        a = abar[t][:, None, None, None]
-        loss = (model(a.sqrt() * x0 + (1 - a).sqrt() * eps, t) - eps).square().mean()
+        loss = (model(schedule_ddpm.add_noise(x0, eps, t), t) - eps).square().mean()
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()

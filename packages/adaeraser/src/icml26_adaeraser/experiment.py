@@ -156,6 +156,7 @@ def train_model(config: Config):
     import torch
     from icml26_shared import cached, fingerprint
 
+    from . import __version__
     from .data import make_scenes
     from .denoiser import DiT, train_denoiser
 
@@ -173,7 +174,8 @@ def train_model(config: Config):
         return model.state_dict()
 
     keys = ("image_size", "patch", "dim", "depth", "heads", "train_steps", "batch_size", "lr", "object_rate")
-    key = f"adaeraser/dit-{fingerprint({k: getattr(config, k) for k in keys} | {'seed': config.model_seed})}"
+    trained_by = {"seed": config.model_seed, "version": __version__}  # retrain when the code moves
+    key = f"adaeraser/dit-{fingerprint({k: getattr(config, k) for k in keys} | trained_by)}"
     model = DiT(config.image_size, config.patch, 3, config.dim, config.depth, config.heads)
     model.load_state_dict(cached(key, build))
     return model.eval()

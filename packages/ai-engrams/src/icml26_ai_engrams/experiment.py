@@ -67,12 +67,12 @@ class Config(BaseConfig):
 CONFIGS = {
     "smoke": Config(
         seeds=(0, 1),
-        hidden=(32, 32),
-        digits_epochs=3,
-        fashion_train=500,
-        fashion_test=500,
-        fashion_epochs=2,
-        ga_max_steps=10,
+        hidden=(16, 16),
+        digits_epochs=2,
+        fashion_train=200,
+        fashion_test=200,
+        fashion_epochs=1,
+        ga_max_steps=5,
         lm_people=10,
         lm_forget=2,
         lm_dim=32,

@@ -10,6 +10,10 @@ in d dimensions is computed by a 2-D quadrature over (<y, u>, |y_perp|).
 
 One grid step: push the density through the monotone map m(y) = a_t y + b_t s_t(y) (change of
 variables, linear interpolation) and convolve with N(0, sigma_t^2) by FFT (exact for a Gaussian).
+The interpolation does not conserve mass exactly: the chain's total mass drifts by O(h^2) per step, measured
+on the README's three-component mixture at h = 0.005: -1.9e-6 after T = 400 steps, -2.7e-7 after 100; at
+T = 400 it shrinks about 4x per halving of h (-8.2e-6 at h = 0.01, -3.0e-7 at h = 0.0025). The TV is affected by
+at most half the mass error.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from icml26_shared import check_int, check_positive, fail
-from scipy import special
+from scipy import stats
 
 from .method import Coefficients, GaussianMixture, alpha_bars, check_score_error, gmm_score, pad_steps
 
@@ -120,18 +124,6 @@ def orthogonal_variance(betas, coefficients: Coefficients, sigma: float = 1.0) -
     return float(V)
 
 
-def chi_density(r, dof: int, variance: float):
-    """Density of |Z| for Z ~ N(0, variance I_dof) (a scaled chi distribution), evaluated stably."""
-    log_p = (
-        (1 - dof / 2) * np.log(2)
-        - special.gammaln(dof / 2)
-        + (dof - 1) * np.log(np.maximum(r, 1e-300))
-        - r**2 / (2 * variance)
-        - dof / 2 * np.log(variance)
-    )
-    return np.exp(log_p)
-
-
 def tv_d(
     mixture: GaussianMixture, betas, coefficients: Coefficients, d: int, n_radius: int = 2048, h: float = GRID_SPACING
 ) -> float:
@@ -165,7 +157,7 @@ def _tv_with_orthogonal(grid, p_gen, p_data, k: int, V: float, s2: float, n_radi
     centre = [np.sqrt(max(k - 1, 0) * w) for w in (V, s2)]
     spread = GRID_PAD * np.sqrt(max(V, s2))
     r = np.linspace(max(0.0, min(centre) - spread), max(centre) + spread, n_radius)
-    f_gen, f_data = chi_density(r, k, V), chi_density(r, k, s2)
+    f_gen, f_data = (stats.chi.pdf(r, k, scale=np.sqrt(w)) for w in (V, s2))  # |N(0, w I_k)|
     stride = 4  # the y-grid is 4x coarser here: the densities are smooth on this scale
     y_gen, y_data = p_gen[::stride], p_data[::stride]
     # trapezoid rule in r (the chi density of 1 dof is largest at the end point r = 0), a sum in y

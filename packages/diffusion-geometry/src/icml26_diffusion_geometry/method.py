@@ -151,13 +151,17 @@ def generative_geometry(
     n: torch.Tensor | None = None,
     generator: torch.Generator | None = None,
     batch_size: int | None = None,
+    latent_dtype: torch.dtype | None = None,
 ) -> Geometry:
     """LS, LC, PHFE, Axis_Cos and their maps for the latents ``z`` (B, *latent) of the generator ``F``.
 
     ``F(z)`` (or ``F(z, cond)`` when ``cond`` (B, ...) is given) maps (N, *latent) to (N, C, H, W).
     ``W`` (B, D, d) are the random subspaces and ``n`` (B, d) the neighbour offsets; both are drawn from
     ``generator`` (a fresh subspace per sample, ``n ~ N(0, I_d)`` rescaled to length ``eps``) unless
-    given. ``batch_size`` caps the rows of one call of ``F``.
+    given. ``batch_size`` caps the rows of one call of ``F``. ``latent_dtype`` (e.g. ``torch.bfloat16``, the
+    paper's SD 3.5 setting) rounds the neighbour latent ``z'`` to that dtype before the finite-difference steps
+    are added to it, the official order of operations (issue 20: in bfloat16 this moves LC from 10.4 to 6.5 on
+    the same z, W, n and sampler; LS and PHFE do not depend on it). ``None`` keeps ``z'`` in ``z``'s dtype.
     """
     if not isinstance(z, torch.Tensor) or z.ndim < 2:
         raise fail("z", getattr(z, "shape", z), "a tensor (B, *latent) with a batch dimension")
@@ -185,6 +189,8 @@ def generative_geometry(
     ls_map = columns.pow(2).sum(dim=(1, 2)).sqrt()  # sqrt(sum_{c,i} J_i(c,h,w)^2): (B, H, W)
 
     z_prime = (flat + (W @ n.unsqueeze(2)).squeeze(2)).reshape(z.shape)  # z' = z + W n
+    if latent_dtype is not None:  # the official code holds z' in the sampler's dtype, then adds eps steps
+        z_prime = z_prime.to(latent_dtype).to(z.dtype)
     _, v1_prime, V1_prime, x_prime, _ = _principal(F, z_prime, W, eps, cond, batch_size)
     cos = (v1 * v1_prime).sum(1)
     flip = torch.where(cos < 0, -1.0, 1.0).to(z.dtype)  # sign-align v1' with v1 (eigenvectors have no sign)

@@ -3,9 +3,11 @@
 ``SD3Generator`` is F as in the official analyser: the initial noise latent z (N, 16, 64, 64) runs through
 ``steps`` flow-matching Euler steps of the MMDiT with classifier-free guidance on fixed prompt embeddings
 (empty negative prompt) and returns the final latents, without VAE decoding. The network runs in
-bfloat16 on the accelerator; z and the returned latents are float32 on the CPU, so the finite
-differences are formed in float32 (the official code also perturbs in float32 and casts). Weights are
-read from disk only (``local_files_only``): nothing is downloaded at run time.
+bfloat16 on the accelerator; z and the returned latents are float32 on the CPU, and the sampler casts its
+input to bfloat16. The official code holds the neighbour latent z' = z + W n in bfloat16 and adds the
+finite-difference steps to that rounded z' (then casts again in the sampler); ``measure_sd35`` follows that
+order (``generative_geometry(..., latent_dtype=F.dtype)``). The steps around z itself are added to the
+float32 z in both. Weights are read from disk only (``local_files_only``): nothing is downloaded at run time.
 """
 
 from __future__ import annotations
@@ -119,7 +121,9 @@ def measure_sd35(config, out_dir: Path) -> dict[str, list[float]]:
                     gen = torch.Generator().manual_seed(derive(seed, "subspace", pair_id, i))
                     one = z[i : i + 1]
                     geos[label].append(
-                        generative_geometry(F, one, config.d_low, config.eps, generator=gen, batch_size=4)
+                        generative_geometry(
+                            F, one, config.d_low, config.eps, generator=gen, batch_size=4, latent_dtype=F.dtype
+                        )
                     )
                     gen = torch.Generator().manual_seed(derive(seed, "sensitivity", pair_id, i))
                     sens[label].append(output_sensitivity(F, one, None, config.eps, config.sensitivity_directions, gen))

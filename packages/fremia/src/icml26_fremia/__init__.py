@@ -10,7 +10,16 @@ from importlib.metadata import PackageNotFoundError, version
 from .baselines import ATTACKS, attack_scores, ddim_step, naive_pair, pia_pair, secmi_pair
 from .data import member_split
 from .denoiser import MLPDenoiser, UNetDenoiser, alphas_cumprod, train_denoiser
-from .method import TAU, S, distance, frequency_mask, high_frequency_energy, high_frequency_filter, membership_score
+from .method import (
+    MASKS,
+    TAU,
+    S,
+    distance,
+    frequency_mask,
+    high_frequency_energy,
+    high_frequency_filter,
+    membership_score,
+)
 from .metrics import attack_success_rate, auc, evaluate, membership_advantage, tpr_at_fpr
 
 try:
@@ -20,6 +29,7 @@ except PackageNotFoundError:  # pragma: no cover
 
 __all__ = [
     "ATTACKS",
+    "MASKS",
     "TAU",
     "MLPDenoiser",
     "S",

@@ -95,8 +95,9 @@ def attack_scores(
     tau: int = TAU,
     s: float = S,
     generator: torch.Generator | None = None,
+    mask: str = "symmetric",
 ) -> torch.Tensor:
     """Membership scores (B,) of ``attack`` on ``images`` (B, C, H, W) in [0, 1]; low => member."""
     check_choice("attack", attack, ATTACKS)
     target, prediction = PAIRS[attack](eps_model, images, a_bar, t, generator)
-    return membership_score(target, prediction, LP[attack], use_filter, tau, s)
+    return membership_score(target, prediction, LP[attack], use_filter, tau, s, mask)

@@ -188,12 +188,21 @@ def measure_seed(config: Config, seed: int) -> dict[str, float | list[float]]:
         variants = {"plain": (False, config.tau, config.s), "filter": (True, config.tau, config.s)}
         variants["lowband"] = (True, config.tau, 0.0)  # only the kept square (s = 0)
         variants |= {f"tau{tau}": (True, tau, config.s) for tau in config.tau_sweep}
+        scores = {}
         for tag, (use_filter, tau, s) in variants.items():
-            m, h = (membership_score(*p, LP[attack], use_filter, tau, s).numpy() for p in pairs)
+            scores[tag] = [membership_score(*p, LP[attack], use_filter, tau, s).numpy() for p in pairs]
+        # the official mask [c - tau, c + tau) (issue 20): reported beside the symmetric default, not a claim
+        scores["filter_official"] = [
+            membership_score(*p, LP[attack], True, config.tau, config.s, "official").numpy() for p in pairs
+        ]
+        for tag, (m, h) in scores.items():
             for metric, value in evaluate(m, h).items():
                 out[f"{attack}_{metric}_{tag}"] = value
             if tag in ("plain", "filter"):
                 out[f"{attack}_hf_rho_{tag}"] = float(spearmanr(hf, np.concatenate([m, h]))[0])
+        symmetric, official = (np.concatenate(scores[tag]) for tag in ("filter", "filter_official"))
+        out[f"{attack}_official_mask_median_rel_diff"] = float(np.median(np.abs(official - symmetric) / symmetric))
+        out[f"{attack}_official_mask_spearman"] = float(spearmanr(symmetric, official)[0])
         # the complement: only the frequencies the filter attenuates (where the membership signal sits)
         m, h = (
             distance(*(x - high_frequency_filter(x, config.tau, 0.0) for x in p), LP[attack]).numpy() for p in pairs
@@ -201,6 +210,8 @@ def measure_seed(config: Config, seed: int) -> dict[str, float | list[float]]:
         out[f"{attack}_auc_highband"] = auc(m, h)
         for metric in METRICS:
             out[f"{attack}_{metric}_gain"] = out[f"{attack}_{metric}_filter"] - out[f"{attack}_{metric}_plain"]
+            plain = out[f"{attack}_{metric}_plain"]
+            out[f"{attack}_{metric}_gain_official"] = out[f"{attack}_{metric}_filter_official"] - plain
     out["hf_rho_unfiltered"] = float(np.mean([out[f"{a}_hf_rho_plain"] for a in ATTACK_NAMES]))
     out["hf_rho_filtered"] = float(np.mean([out[f"{a}_hf_rho_filter"] for a in ATTACK_NAMES]))
     out["hf_rho_drop"] = out["hf_rho_unfiltered"] - out["hf_rho_filtered"]

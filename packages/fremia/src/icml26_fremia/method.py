@@ -12,20 +12,22 @@ frequency by ``s`` (official defaults ``tau = 5``, ``s = 0.2``)::
 
 It is applied identically to target and prediction before the distance, so it costs no model call.
 
-Two quirks of the official ``Fourier_filter`` are not copied: its square ``[c - tau, c + tau)`` keeps
-frequencies ``-tau..tau-1`` (an asymmetric mask, whose output is complex before ``.real`` is taken) and a
-``tau`` beyond half the image makes the start index negative, so the slice wraps or empties silently.
-Here the square is ``-tau..tau`` (Hermitian-symmetric: the filtered image is real) and a ``tau`` that does
-not fit raises.
+The official ``Fourier_filter``'s square ``[c - tau, c + tau)`` keeps frequencies ``-tau..tau-1`` (an
+asymmetric mask, whose output is complex before ``.real`` is taken: after ``.real`` the boundary frequencies
+``k = +-tau`` are weighted ``(1 + s) / 2``). The default here, ``mask="symmetric"``, keeps ``-tau..tau``
+(Hermitian-symmetric: the filtered image is real); ``mask="official"`` is the official square, for
+reproducing the paper's numbers (issue 20; the README reports both). In either case a ``tau`` beyond half
+the image raises (the official slice would wrap or empty silently).
 """
 
 from __future__ import annotations
 
 import torch
-from icml26_shared import check_closed_interval, check_int, check_positive, fail
+from icml26_shared import check_choice, check_closed_interval, check_int, check_positive, fail
 
 TAU = 5  # official default radius of the kept low-frequency square (--t), for 32 x 32 images
 S = 0.2  # official default scale of the high frequencies (--s)
+MASKS = ("symmetric", "official")  # kept square -tau..tau (ours, default) or the official -tau..tau-1
 
 
 def _check_images(name: str, x: torch.Tensor) -> torch.Tensor:
@@ -46,10 +48,11 @@ def max_radius(height: int, width: int) -> int:
     return (min(height, width) - 1) // 2
 
 
-def frequency_mask(height: int, width: int, tau: int = TAU, s: float = S) -> torch.Tensor:
+def frequency_mask(height: int, width: int, tau: int = TAU, s: float = S, mask: str = "symmetric") -> torch.Tensor:
     """The filter mask M (H, W) in fftshift order: 1 on the centred square |k| <= tau, ``s`` elsewhere.
 
-    With ``c = H // 2`` the zero frequency sits at index ``c``; the square covers indices ``c - tau .. c + tau``.
+    With ``c = H // 2`` the zero frequency sits at index ``c``; the square covers indices ``c - tau .. c + tau``
+    (``mask="symmetric"``) or ``c - tau .. c + tau - 1`` (``mask="official"``, the official slice).
     """
     check_int("height", height, 2)
     check_int("width", width, 2)
@@ -62,19 +65,20 @@ def frequency_mask(height: int, width: int, tau: int = TAU, s: float = S) -> tor
             "(the square -tau..tau must fit in the spectrum; larger radii would wrap)",
         )
     s = check_closed_interval("s", s, 0.0, 1.0)
-    mask = torch.full((height, width), s, dtype=torch.float64)
+    stop = tau + 1 if check_choice("mask", mask, MASKS) == "symmetric" else tau
+    keep = torch.full((height, width), s, dtype=torch.float64)
     ch, cw = height // 2, width // 2
-    mask[ch - tau : ch + tau + 1, cw - tau : cw + tau + 1] = 1.0
-    return mask
+    keep[ch - tau : ch + stop, cw - tau : cw + stop] = 1.0
+    return keep
 
 
-def high_frequency_filter(x: torch.Tensor, tau: int = TAU, s: float = S) -> torch.Tensor:
+def high_frequency_filter(x: torch.Tensor, tau: int = TAU, s: float = S, mask: str = "symmetric") -> torch.Tensor:
     """FreMIA's filter F over the last two dims of ``x`` (..., H, W): high frequencies scaled by ``s``."""
     x = _check_images("x", x)
-    mask = frequency_mask(x.shape[-2], x.shape[-1], tau, s).to(x.device)
+    keep = frequency_mask(x.shape[-2], x.shape[-1], tau, s, mask).to(x.device)
     spectrum = torch.fft.fftshift(torch.fft.fft2(x), dim=(-2, -1))  # X = shift(FFT2(x))
-    filtered = torch.fft.ifft2(torch.fft.ifftshift(spectrum * mask, dim=(-2, -1)))  # IFFT2(ishift(M * X))
-    return filtered.real.to(x.dtype)  # M is Hermitian-symmetric: the imaginary part is round-off only
+    filtered = torch.fft.ifft2(torch.fft.ifftshift(spectrum * keep, dim=(-2, -1)))  # IFFT2(ishift(M * X))
+    return filtered.real.to(x.dtype)  # symmetric M: the imaginary part is round-off; official M: dropped
 
 
 def high_frequency_energy(x: torch.Tensor, tau: int = TAU) -> torch.Tensor:
@@ -105,10 +109,13 @@ def membership_score(
     use_filter: bool = True,
     tau: int = TAU,
     s: float = S,
+    mask: str = "symmetric",
 ) -> torch.Tensor:
-    """The unified paradigm: ``D(F(x~), F(x^))`` per image (B,), low => member; ``use_filter=False``: F = id."""
+    """The unified paradigm: ``D(F(x~), F(x^))`` per image (B,), low => member; ``use_filter=False``: F = id.
+
+    ``mask``: ``"symmetric"`` (default, ours) or ``"official"`` (the official square; see the module doc)."""
     if not isinstance(use_filter, bool):
         raise fail("use_filter", use_filter, "True or False")
     if use_filter:
-        target, prediction = high_frequency_filter(target, tau, s), high_frequency_filter(prediction, tau, s)
+        target, prediction = (high_frequency_filter(x, tau, s, mask) for x in (target, prediction))
     return distance(target, prediction, lp)

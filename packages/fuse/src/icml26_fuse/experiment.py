@@ -80,7 +80,7 @@ class Config(BaseConfig):
 CONFIGS = {
     "smoke": Config(
         seeds=(0, 1),
-        n_train=200,
+        n_train=100,
         victim_epochs=1,
         em_rounds=1,
         em_pgd_steps=2,

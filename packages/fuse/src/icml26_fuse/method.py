@@ -7,7 +7,7 @@ surrogate classifier ``f_theta`` that learns on the protected images at the same
 * surrogate step:  ``min_theta CE(f_theta(x + delta), y)``
 * generator step:  ``min_G CE(f_theta(x + M_b(delta)), y) + lambda * L_CBG``
 
-``M_b`` is Random Spectral Masking (RSM): a random contiguous radial band ``[r0, r0 + w)`` is removed from
+``M_b`` is Random Spectral Masking (RSM): a random contiguous radial band ``[r0, r0 + w]`` is removed from
 ``delta`` (``spectral.random_spectral_masking``), so the remaining bands must keep the images unlearnable.
 ``L_CBG`` is Cross-Band Guidance: with ``delta_L = LP_rho(delta)`` and ``delta_H = delta - delta_L``, the
 surrogate's predictions on ``x + delta_L`` and ``x + delta_H`` must agree (symmetrised KL), which pulls the

@@ -57,10 +57,12 @@ def cross_band_split(delta: torch.Tensor, cutoff: float) -> tuple[torch.Tensor, 
 def sample_bands(
     n: int, band_width: tuple[float, float], generator: torch.Generator
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """RSM's random bands: widths ``w ~ U[w_min, w_max]`` and starts ``r0 ~ U[0, R_MAX - w]`` ([INF] ours).
+    """RSM's random bands: widths ``w ~ U[w_min, w_max]`` and starts ``r0 ~ U[-w, R_MAX]`` ([INF] ours).
 
-    Returns ``(r0, w)``, each (n,). The start is uniform over the positions where the whole band fits in
-    the spectrum, so every frequency can be removed.
+    Returns ``(r0, w)``, each (n,). The band is the closed interval ``[r0, r0 + w]``, clipped to the
+    spectrum ``[0, R_MAX]``; with the start uniform on ``[-w, R_MAX]`` every radius ``r`` in ``[0, R_MAX]``
+    is removed with the same probability ``w / (R_MAX + w)``, the DC bin and the corner bin included (a band
+    that had to fit inside the spectrum could never reach the corner ``r = R_MAX``, issue 16.2).
     """
     w_min, w_max = band_width
     check_closed_interval("band_width[0]", w_min, 0.0, R_MAX)
@@ -68,21 +70,21 @@ def sample_bands(
     if w_min > w_max:
         raise fail("band_width", band_width, "(w_min, w_max) with w_min <= w_max")
     width = w_min + (w_max - w_min) * torch.rand(n, generator=generator, dtype=torch.float64)
-    start = (R_MAX - width) * torch.rand(n, generator=generator, dtype=torch.float64)
+    start = (R_MAX + width) * torch.rand(n, generator=generator, dtype=torch.float64) - width
     return start, width
 
 
 def band_stop_masks(start: torch.Tensor, width: torch.Tensor, height: int, width_px: int) -> torch.Tensor:
-    """Keep-masks (n, 1, H, W) that remove the contiguous band ``r0 <= r < r0 + w`` of each sample."""
+    """Keep-masks (n, 1, H, W) that remove the closed band ``r0 <= r <= r0 + w`` of each sample."""
     r = radial_frequency(height, width_px)
-    inside = (r >= start[:, None, None]) & (r < (start + width)[:, None, None])
+    inside = (r >= start[:, None, None]) & (r <= (start + width)[:, None, None])
     return (~inside)[:, None].to(torch.float64)
 
 
 def random_spectral_masking(
     delta: torch.Tensor, band_width: tuple[float, float], generator: torch.Generator
 ) -> torch.Tensor:
-    """RSM: ``M_b(delta) = iFFT2(FFT2(delta) * (1 - 1[r0 <= r < r0 + w]))``, one random band per sample.
+    """RSM: ``M_b(delta) = iFFT2(FFT2(delta) * (1 - 1[r0 <= r <= r0 + w]))``, one random band per sample.
 
     The generator is trained so that ``x + M_b(delta)`` is still error-minimising whichever contiguous band
     was removed: no band may carry the unlearnability alone (the paper's spectral equalisation).

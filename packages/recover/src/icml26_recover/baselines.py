@@ -15,29 +15,35 @@ import torch
 from icml26_shared import check_int
 
 from .diffusion import check_images, denoising_loss
-from .method import inversion_robustness
+from .method import image_generators, image_noise, inversion_robustness
 
 LOSS_T = 100  # [INF] fixed timestep of the loss attack (Carlini et al. 2023 found t ~ 100 best on CIFAR-10 DDPMs)
 
 
 @torch.no_grad()
-def denoising_error(model, scheduler, images, t: int = LOSS_T, draws: int = 16, seed: int = 0) -> np.ndarray:
-    """Mean DDPM loss of each image (B, C, H, W) at timestep ``t`` over ``draws`` seeded noise draws -> (B,)."""
+def denoising_error(
+    model, scheduler, images, t: int = LOSS_T, draws: int = 16, seed: int = 0, image_ids=None
+) -> np.ndarray:
+    """Mean DDPM loss of each image (B, C, H, W) at timestep ``t`` over ``draws`` noise draws -> (B,).
+
+    Image i's draws come from ``(seed, image_ids[i])`` (default ``0..B-1``), as in ``inversion_robustness``."""
     x = check_images("images", images, model)
     check_int("t", t, 0, scheduler.config.num_train_timesteps - 1)
     check_int("draws", draws, 1)
-    gen = torch.Generator().manual_seed(seed)
+    generators = image_generators(seed, image_ids, len(x))
     tt = torch.full((len(x),), t, device=x.device)
     total = np.zeros(len(x))
     for _ in range(draws):
-        noise = torch.randn(x.shape, generator=gen).to(x.device)
+        noise = image_noise(generators, tuple(x.shape[1:])).to(x.device)
         total += denoising_loss(model, scheduler, x, tt, noise).cpu().numpy()
     return total / draws
 
 
-def loss_attack(model, scheduler, images, t: int = LOSS_T, draws: int = 16, seed: int = 0) -> np.ndarray:
+def loss_attack(
+    model, scheduler, images, t: int = LOSS_T, draws: int = 16, seed: int = 0, image_ids=None
+) -> np.ndarray:
     """Membership score = -denoising error of the suspect model (low loss = seen in training)."""
-    return -denoising_error(model, scheduler, images, t, draws, seed)
+    return -denoising_error(model, scheduler, images, t, draws, seed, image_ids)
 
 
 def inversion_error(model, scheduler, images, depth: int = 600, num_steps: int = 10, metric="neg_mse") -> np.ndarray:
@@ -46,9 +52,9 @@ def inversion_error(model, scheduler, images, depth: int = 600, num_steps: int =
 
 
 def reference_contrast(
-    suspect, pretrained, scheduler, images, t: int = LOSS_T, draws: int = 16, seed: int = 0
+    suspect, pretrained, scheduler, images, t: int = LOSS_T, draws: int = 16, seed: int = 0, image_ids=None
 ) -> np.ndarray:
     """Oracle score L_pretrained(x) - L_suspect(x), same noise draws for both: needs the pre-fine-tuning model."""
-    return denoising_error(pretrained, scheduler, images, t, draws, seed) - denoising_error(
-        suspect, scheduler, images, t, draws, seed
+    return denoising_error(pretrained, scheduler, images, t, draws, seed, image_ids) - denoising_error(
+        suspect, scheduler, images, t, draws, seed, image_ids
     )

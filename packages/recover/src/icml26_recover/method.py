@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-from icml26_shared import check_array, check_choice, check_int, check_open_interval, fail
+from icml26_shared import check_array, check_choice, check_int, check_open_interval, derive, fail
 
 from .diffusion import check_images, ddim_invert, ddim_reconstruct
 
@@ -34,6 +34,21 @@ def perturb(x_t: torch.Tensor, sigma: float, z: torch.Tensor) -> torch.Tensor:
     if not 0.0 <= sigma < 1.0:
         raise fail("sigma", sigma, "a perturbation strength in [0, 1)")
     return (1.0 - sigma**2) ** 0.5 * x_t + sigma * z
+
+
+def image_generators(seed: int, image_ids, n: int) -> list[torch.Generator]:
+    """One noise generator per image, seeded by ``(seed, image id)``: an image's noise, hence its score, does
+    not depend on the batch it is scored in (issue 16.6). ``image_ids`` (n,) non-negative ints, or None for
+    ``0..n-1``."""
+    ids = np.arange(n) if image_ids is None else np.asarray(image_ids)
+    if ids.shape != (n,) or not np.issubdtype(ids.dtype, np.integer) or (ids < 0).any():
+        raise fail("image_ids", image_ids, f"{n} non-negative integer ids, one per image")
+    return [torch.Generator().manual_seed(derive(seed, "image", int(i))) for i in ids]
+
+
+def image_noise(generators: list[torch.Generator], shape: tuple[int, ...]) -> torch.Tensor:
+    """The next standard normal draw (len(generators), *shape), row i from image i's own generator."""
+    return torch.stack([torch.randn(shape, generator=g) for g in generators])
 
 
 def similarity(x: torch.Tensor, x_hat: torch.Tensor, metric: str = "neg_mse") -> np.ndarray:
@@ -90,23 +105,25 @@ def inversion_robustness(
     repeats: int = 4,
     metric: str = "neg_mse",
     seed: int = 0,
+    image_ids=None,
 ) -> Robustness:
     """RS(x) of every image (B, C, H, W) in [-1, 1] under the suspect ``model`` (eq. RS); see the module doc.
 
     ``depth`` = t* (a DDPM timestep in [1, T-1]), ``num_steps`` = K DDIM steps each way, ``sigmas`` = S, ``repeats`` =
-    R perturbation draws per sigma (sigma = 0 is deterministic and drawn once). The draws come from ``seed``.
+    R perturbation draws per sigma (sigma = 0 is deterministic and drawn once). Image i's draws come from
+    ``(seed, image_ids[i])`` (default ids ``0..B-1``), so its score is the same alone or in any batch.
     """
     x = check_images("images", images, model)
     T = scheduler.config.num_train_timesteps
     sigmas = check_recover_args(depth, num_steps, sigmas, repeats, T)
     check_choice("metric", metric, SIMILARITIES)
-    gen = torch.Generator().manual_seed(seed)
+    generators = image_generators(seed, image_ids, len(x))
     x_t = ddim_invert(model, scheduler, x, depth, num_steps)  # step 1
     curve = np.zeros((len(x), len(sigmas)))
     for j, sigma in enumerate(sigmas):
         draws = 1 if sigma == 0 else repeats
         for _ in range(draws):
-            z = torch.randn(x_t.shape, generator=gen).to(x_t.device)
+            z = image_noise(generators, tuple(x_t.shape[1:])).to(x_t.device)
             x_hat = ddim_reconstruct(model, scheduler, perturb(x_t, sigma, z), depth, num_steps)  # steps 2-3
             curve[:, j] += similarity(x, x_hat, metric) / draws
     return Robustness(score=curve.mean(1), curve=curve, sigmas=sigmas)  # step 4, eq. RS

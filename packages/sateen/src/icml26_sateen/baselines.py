@@ -2,12 +2,12 @@
 
 Each adapter wraps a model, adapts the affine parameters of its normalisation layers with SGD
 (momentum 0.9) and, called on a batch, adapts once and returns the logits computed before the update,
-as in the official code of each method (and SaTeen's repository, which ships them).
+as in the official code of each method (and SaTeen's repository, which ships them). ``reset()`` returns an
+adapter to its source state (model, optimizer and the method's own running state), as the official ones do.
 """
 
 from __future__ import annotations
 
-import copy
 import math
 
 import torch
@@ -15,7 +15,7 @@ import torch.nn.functional as F
 from icml26_shared import check_int, check_number, check_positive, fail
 from torch import nn
 
-from .method import check_batch, collect_params, configure_model, entropy
+from .method import SourceState, check_batch, collect_params, configure_model, entropy
 from .views import PATCH_LEN, disrupt
 
 
@@ -30,16 +30,37 @@ class NoAdapt:
         with torch.no_grad():
             return self.model(check_batch(x))
 
+    def reset(self) -> None:
+        """Nothing adapts: the model is always the source model."""
+
 
 class _EntropyAdapter:
     """Shared set-up: configured model, SGD on the norm affine parameters, reliable-sample counters."""
 
-    def __init__(self, model: nn.Module, num_classes: int, lr: float, momentum: float = 0.9):
+    def __init__(
+        self,
+        model: nn.Module,
+        num_classes: int,
+        lr: float,
+        momentum: float = 0.9,
+        generator: torch.Generator | None = None,
+    ):
         self.num_classes = check_int("num_classes", num_classes, 2)
         self.model = configure_model(model)
         self.optimizer = torch.optim.SGD(collect_params(model), lr=check_positive("lr", lr), momentum=momentum)
+        self.generator = generator
+        self.source = SourceState(self.model, self.optimizer, generator)
         self.seen = 0
         self.selected = 0
+
+    def reset(self) -> None:
+        """Back to the source state: model, optimizer, generator, counters and the method's running state."""
+        self.source.restore(self.model, self.optimizer, self.generator)
+        self.seen = self.selected = 0
+        self._reset_running_state()
+
+    def _reset_running_state(self) -> None:
+        """What a method keeps across batches besides model and optimizer (nothing for Tent)."""
 
     def _forward(self, x: torch.Tensor) -> torch.Tensor:
         logits = self.model(check_batch(x))
@@ -111,6 +132,9 @@ class EATA(_EntropyAdapter):
         self.anchor = [p.detach().clone() for p in self.params]
         self.model_probs: torch.Tensor | None = None  # moving average of the selected predictions
 
+    def _reset_running_state(self) -> None:
+        self.model_probs = None
+
     def __call__(self, x: torch.Tensor) -> torch.Tensor:
         with torch.enable_grad():
             logits = self._forward(x)
@@ -154,15 +178,18 @@ class SAR(_EntropyAdapter):
         self.rho = check_positive("rho", rho)
         self.reset_constant = check_positive("reset_constant", reset_constant)
         self.params = collect_params(self.model)
-        self.source = (copy.deepcopy(self.model.state_dict()), copy.deepcopy(self.optimizer.state_dict()))
         self.ema: float | None = None
-        self.resets = 0
+        self.resets = 0  # model recoveries since construction or the last reset()
 
-    def _reset(self) -> None:
-        self.model.load_state_dict(self.source[0])
-        self.optimizer.load_state_dict(self.source[1])
+    def _recover(self) -> None:
+        """SAR's model recovery: model and optimizer back to the source, the moving entropy forgotten."""
+        self.source.restore(self.model, self.optimizer)
         self.ema = None
         self.resets += 1
+
+    def _reset_running_state(self) -> None:
+        self.ema = None
+        self.resets = 0
 
     def __call__(self, x: torch.Tensor) -> torch.Tensor:
         with torch.enable_grad():
@@ -194,7 +221,7 @@ class SAR(_EntropyAdapter):
                 self.optimizer.step()  # update with the gradient at theta + epsilon-hat
             self.optimizer.zero_grad()
         if self.ema is not None and self.ema < self.reset_constant:
-            self._reset()  # model recovery
+            self._recover()  # model recovery
         return logits.detach()
 
 
@@ -214,13 +241,13 @@ class DeYO(_EntropyAdapter):
         patch_len: int = PATCH_LEN,
         generator: torch.Generator | None = None,
     ):
-        super().__init__(model, num_classes, lr)
+        generator = generator if generator is not None else torch.Generator().manual_seed(0)
+        super().__init__(model, num_classes, lr, generator=generator)
         log_c = math.log(num_classes)
         self.margin = 0.5 * log_c if margin is None else check_positive("margin", margin)
         self.margin_e0 = 0.2 * log_c if margin_e0 is None else check_positive("margin_e0", margin_e0)
         self.plpd_threshold = check_number("plpd_threshold", plpd_threshold)
         self.kind, self.patch_len = kind, patch_len
-        self.generator = generator if generator is not None else torch.Generator().manual_seed(0)
 
     def __call__(self, x: torch.Tensor) -> torch.Tensor:
         with torch.enable_grad():

@@ -16,6 +16,7 @@ The paper's equations are not public; the numbering below follows the official c
 
 from __future__ import annotations
 
+import copy
 import math
 
 import numpy as np
@@ -86,18 +87,38 @@ def check_batch(x: torch.Tensor) -> torch.Tensor:
     return x
 
 
+class SourceState:
+    """The source state of an adapter, taken at construction: model and optimizer state dicts and the state of
+    its random generator (if any). ``restore`` returns them to it: every adapter's ``reset()`` (issue 16.12)."""
+
+    def __init__(self, model: nn.Module, optimizer: torch.optim.Optimizer, generator: torch.Generator | None = None):
+        self.model = copy.deepcopy(model.state_dict())
+        self.optimizer = copy.deepcopy(optimizer.state_dict())
+        self.generator = None if generator is None else generator.get_state()
+
+    def restore(self, model: nn.Module, optimizer: torch.optim.Optimizer, generator: torch.Generator | None = None):
+        model.load_state_dict(self.model)
+        optimizer.load_state_dict(copy.deepcopy(self.optimizer))
+        if generator is not None:
+            generator.set_state(self.generator)
+
+
 class ReferenceSubspace:
     """The reference subspace of inter-sample alignment: an incremental PCA over reliable logits.
 
-    Reliable logits are buffered and, once ``batch_size`` of them are waiting, fed to
-    ``IncrementalPCA.partial_fit`` (errors propagate; the official code swallowed them). ``basis`` is the
-    orthonormal U (C, k) = QR(components^T), cached until the next fit.
+    Reliable logits are buffered and, once ``flush_size = max(batch_size, k)`` of them are waiting, fed to
+    ``IncrementalPCA.partial_fit``: scikit-learn refuses a partial fit on fewer than ``k`` samples, so with the
+    official k = 64 and IPCA batch 32 the first fit waits for 64 reliable logits and every fit has k
+    components. The official code tried at 32 and swallowed scikit-learn's exception, which makes its PCA
+    state depend on the scikit-learn version (issue 20); here errors propagate. ``basis`` is the orthonormal
+    U (C, k) = QR(components^T), cached until the next fit.
     """
 
     def __init__(self, num_classes: int, k: int, batch_size: int = 32):
         self.num_classes = check_int("num_classes", num_classes, 2)
         self.k = check_int("k", k, 1, num_classes - 1)  # k >= C spans everything: the error would vanish
-        self.batch_size = check_int("batch_size", batch_size, k)  # partial_fit needs >= k samples per call
+        self.batch_size = check_int("batch_size", batch_size, 1)
+        self.flush_size = max(self.batch_size, self.k)  # partial_fit needs >= k samples per call
         self.ipca = IncrementalPCA(n_components=k, batch_size=batch_size)
         self.buffer: list[np.ndarray] = []
         self._basis: torch.Tensor | None = None
@@ -107,12 +128,12 @@ class ReferenceSubspace:
         return hasattr(self.ipca, "components_")
 
     def add(self, logits: torch.Tensor) -> None:
-        """Buffer reliable logits (r, C); fit when at least ``batch_size`` are waiting."""
+        """Buffer reliable logits (r, C); fit when at least ``flush_size`` are waiting."""
         if logits.ndim != 2 or logits.shape[1] != self.num_classes:
             raise fail("logits", tuple(logits.shape), f"(r, {self.num_classes}) logits")
         if len(logits):
             self.buffer.append(logits.detach().cpu().double().numpy())
-        if sum(len(b) for b in self.buffer) >= self.batch_size:
+        if sum(len(b) for b in self.buffer) >= self.flush_size:
             self.ipca.partial_fit(np.concatenate(self.buffer))
             self.buffer.clear()
             self._basis = None
@@ -120,7 +141,7 @@ class ReferenceSubspace:
     def basis(self, like: torch.Tensor) -> torch.Tensor:
         """Orthonormal basis U (C, k) of the fitted subspace, in the dtype/device of ``like``."""
         if not self.fitted:
-            raise RuntimeError("ReferenceSubspace.basis: no partial_fit yet (fewer than batch_size reliable logits)")
+            raise RuntimeError("ReferenceSubspace.basis: no partial_fit yet (fewer than flush_size reliable logits)")
         if self._basis is None:
             components = torch.from_numpy(self.ipca.components_.copy())  # (k, C)
             self._basis = torch.linalg.qr(components.T, mode="reduced")[0]
@@ -138,8 +159,10 @@ class SaTeen:
 
     ``adapter(x)`` adapts on the batch and returns the logits computed before the update (online
     protocol). Defaults are the official ones for ResNet-50-GN on ImageNet-C: lambda_1 = 0.4,
-    lambda_2 = 0.05, margin = 0.2 ln C, k = 64, IPCA batch 32, 100 warm-up steps, SGD momentum 0.9,
-    cross-entropy clamped at log(1000).
+    lambda_2 = 0.05, margin = 0.2 ln C, k = 64, IPCA batch 32 (the first fit waits for k = 64 reliable
+    logits, see ``ReferenceSubspace``), 100 warm-up steps, SGD momentum 0.9, cross-entropy clamped at
+    log(1000). ``reset()`` returns the model, the optimizer, the subspace and the disruption generator to the
+    state at construction.
     """
 
     def __init__(
@@ -175,9 +198,16 @@ class SaTeen:
         self.generator = generator if generator is not None else torch.Generator().manual_seed(0)
         self.model = configure_model(model)
         self.optimizer = torch.optim.SGD(collect_params(model), lr=check_positive("lr", lr), momentum=momentum)
+        self.source = SourceState(self.model, self.optimizer, self.generator)
         self.steps = 0  # adaptation steps with at least one reliable sample (official st["steps"])
         self.seen = 0
         self.selected = 0  # reliable samples so far (for the reliable fraction)
+
+    def reset(self) -> None:
+        """Back to the source state: model, optimizer, disruption generator, an empty subspace, zero counters."""
+        self.source.restore(self.model, self.optimizer, self.generator)
+        self.subspace = ReferenceSubspace(self.num_classes, self.subspace.k, self.subspace.batch_size)
+        self.steps = self.seen = self.selected = 0
 
     def loss(self, x: torch.Tensor, logits: torch.Tensor) -> tuple[torch.Tensor | None, torch.Tensor]:
         """SaTeen's loss on batch ``x`` with logits ``logits`` (graph attached); ``(loss or None, reliable mask)``."""
