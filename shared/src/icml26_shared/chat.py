@@ -198,27 +198,41 @@ class LocalChatModel:
         # the key/value cache argument and output field: `cache` from transformers 5.2x on, `past_key_values` before
         forward = inspect.signature(type(model).forward).parameters
         self.cache_name = "cache" if "cache" in forward else "past_key_values"
+        self.last_only = {"logits_to_keep": 1} if "logits_to_keep" in forward else {}  # no head on the prompt
 
     def chat(self, messages: Messages) -> str:
+        return self.replies(messages, 1)[0]
+
+    def replies(self, messages: Messages, n: int) -> list[str]:
+        """``n`` replies to the same messages, decoded together: the prompt is encoded once and its key/value
+        cache repeated n times (greedy replies are then n equal copies)."""
         import torch
 
+        check_int("n", n, 1)
         ids = self.tokenizer.apply_chat_template(check_messages(messages), add_generation_prompt=True)
         ids = ids["input_ids"] if isinstance(ids, Mapping) else ids  # a BatchEncoding in transformers 5
         tokens = torch.tensor([ids], dtype=torch.long)
         stop = self.tokenizer.eos_token_id
-        reply: list[int] = []
+        done = torch.zeros(n, dtype=torch.bool)
+        out: list[list[int]] = [[] for _ in range(n)]
         cache = None
         with torch.no_grad():
-            for _ in range(self.max_new_tokens):
-                out = self.model(input_ids=tokens, use_cache=True, **{self.cache_name: cache})
-                cache, logits = getattr(out, self.cache_name), out.logits[0, -1].double()
+            for step in range(self.max_new_tokens):
+                result = self.model(input_ids=tokens, use_cache=True, **{self.cache_name: cache, **self.last_only})
+                cache, logits = getattr(result, self.cache_name), result.logits[:, -1].double()
+                if step == 0 and n > 1:
+                    cache.batch_repeat_interleave(n)
+                    logits = logits.expand(n, -1)
                 if self.temperature == 0:
-                    token = int(logits.argmax())
+                    token = logits.argmax(-1)
                 else:
                     probs = torch.softmax(logits / self.temperature, dim=-1)
-                    token = int(torch.multinomial(probs, 1, generator=self.generator))
-                if token == stop:
+                    token = torch.multinomial(probs, 1, generator=self.generator)[:, 0]
+                done |= token == stop
+                for i in range(n):
+                    if not done[i]:
+                        out[i].append(int(token[i]))
+                if bool(done.all()):
                     break
-                reply.append(token)
-                tokens = torch.tensor([[token]], dtype=torch.long)
-        return self.tokenizer.decode(reply, skip_special_tokens=True)
+                tokens = token.reshape(n, 1)
+        return [self.tokenizer.decode(reply, skip_special_tokens=True) for reply in out]
