@@ -10,12 +10,11 @@ import argparse
 import time
 
 import torch
-from icml26_shared import load_smollm2
-from torch.nn.utils import prune
-
 from icml26_autoprune import MAGNITUDE, WANDA, allocate, apply_masks, decoder_blocks, tokenize
 from icml26_autoprune.model import block_inputs
 from icml26_autoprune.pruning import dense_statistics, prune_blocks
+from icml26_shared import load_smollm2
+from torch.nn.utils import prune
 
 
 def main() -> None:
@@ -31,7 +30,9 @@ def main() -> None:
     methods = {
         "magnitude": lambda: prune_blocks(blocks, hidden, [0.5] * len(blocks), MAGNITUDE, "layer", block_kwargs=kwargs),
         "wanda": lambda: prune_blocks(blocks, hidden, [0.5] * len(blocks), WANDA, block_kwargs=kwargs),
-        "wanda 2:4": lambda: prune_blocks(blocks, hidden, [0.0] * len(blocks), WANDA, pattern=(2, 4), block_kwargs=kwargs),
+        "wanda 2:4": lambda: prune_blocks(
+            blocks, hidden, [0.0] * len(blocks), WANDA, pattern=(2, 4), block_kwargs=kwargs
+        ),
         "wanda+owl": lambda: prune_blocks(
             blocks, hidden, allocate("owl", dense_statistics(blocks, hidden, kwargs), 0.7), WANDA, block_kwargs=kwargs
         ),
@@ -58,7 +59,9 @@ def main() -> None:
         prune.custom_from_mask(named[key], "weight", mask)
     library = time.perf_counter() - start
     print(f"apply_masks        {weights / ours / 1e6:8.1f} M weights/s")
-    print(f"custom_from_mask   {weights / library / 1e6:8.1f} M weights/s   (apply_masks is x{library / ours:.2f} faster)")
+    print(
+        f"custom_from_mask   {weights / library / 1e6:8.1f} M weights/s   (apply_masks is x{library / ours:.2f} faster)"
+    )
 
 
 if __name__ == "__main__":

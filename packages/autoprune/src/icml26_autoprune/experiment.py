@@ -11,8 +11,8 @@ and the GCoT-searched metric with SDSA at 70%.
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -62,7 +62,7 @@ class Config(BaseConfig):
 
 CONFIGS = {
     "smoke": Config(
-        seeds=(0, 1, 2),
+        seeds=(0,),
         n_chars=20_000,
         length=32,
         n_calib=2,
@@ -163,7 +163,23 @@ CLAIMS = [
 
 
 def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
-    """Per-seed metrics; the model is loaded once and restored to its dense weights before each pruning."""
+    """Per-seed metrics, two seeds at a time in spawned processes (one torch thread each)."""
+    from icml26_shared import run_seeds
+
+    metrics = run_seeds(
+        partial(measure_seed, out_dir=out_dir),
+        config,
+        config.seeds,
+        workers=2,
+        logger=log,
+        show=lambda k: k.startswith("ppl_"),
+    )
+    _figure(metrics, out_dir)
+    return metrics
+
+
+def measure_seed(config: Config, seed: int, out_dir: Path) -> dict[str, float]:
+    """One seed: load the model, search three ways, prune six ways, measure held-out perplexity."""
     import torch
     from icml26_shared import load_smollm2
 
@@ -174,105 +190,84 @@ def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
     from .pruning import dense_statistics, prune_blocks
     from .search import LocalLLMProposer, MutationProposer, reconstruction_fitness, search
 
-    torch.set_num_threads(1)  # one thread: robust on a shared 2-core machine
+    torch.set_num_threads(1)  # one thread per seed process
     model, tokenizer = load_smollm2()
     blocks = decoder_blocks(model)
     if config.blocks:
         blocks = blocks[: config.blocks]
     dense = {k: v.clone() for k, v in model.state_dict().items()}
     ids = tokenize(tokenizer, config.n_chars)
-    skew = float(np.mean([skewness(m.weight) for b in blocks for m in b.modules() if isinstance(m, torch.nn.Linear)]))
-    metrics: dict[str, list[float]] = {}
+    linear = [m.weight.detach() for b in blocks for m in b.modules() if isinstance(m, torch.nn.Linear)]
+    out: dict[str, float] = {"weight_skew_excess": float(np.mean([skewness(w) for w in linear])) - HALF_NORMAL_SKEW}
 
-    def put(name: str, value: float) -> None:
-        metrics.setdefault(name, []).append(float(value))
-
-    for seed in config.seeds:
-        start = time.perf_counter()
-        calib, held_out = text_windows(ids, config.n_calib, config.n_eval, config.length, seed)
-        hidden, kwargs = block_inputs(model, calib)
-        stats = dense_statistics(
-            blocks, hidden, kwargs, keep_inputs=config.search_blocks, max_tokens=config.search_tokens
+    calib, held_out = text_windows(ids, config.n_calib, config.n_eval, config.length, seed)
+    hidden, kwargs = block_inputs(model, calib)
+    stats = dense_statistics(blocks, hidden, kwargs, keep_inputs=config.search_blocks, max_tokens=config.search_tokens)
+    layers = [s for i in config.search_blocks for s in stats[i].values()]
+    allocation = {name: allocate(name, stats, config.sparsity, lam=config.lam) for name in ("owl", "sdsa")}
+    histories = {}
+    for prompt in ("gcot", "plain"):
+        proposer = LocalLLMProposer(
+            model, tokenizer, temperature=config.temperature, seed=seed, max_new_tokens=config.max_new_tokens
         )
-        layers = [s for i in config.search_blocks for s in stats[i].values()]
-        allocation = {name: allocate(name, stats, config.sparsity, lam=config.lam) for name in ("owl", "sdsa")}
-        histories = {}
-        for prompt in ("gcot", "plain"):
-            proposer = LocalLLMProposer(
-                model, tokenizer, temperature=config.temperature, seed=seed, max_new_tokens=config.max_new_tokens
-            )
-            histories[prompt] = search(
-                proposer,
-                layers,
-                config.sparsity,
-                config.generations,
-                config.candidates,
-                prompt,
-                out_dir / f"history-seed{seed}-{prompt}.jsonl",
-            )
-        histories["mutation"] = search(
-            MutationProposer(seed),
+        histories[prompt] = search(
+            proposer,
             layers,
             config.sparsity,
             config.generations,
             config.candidates,
-            "plain",
-            out_dir / f"history-seed{seed}-mutation.jsonl",
+            prompt,
+            out_dir / f"history-seed{seed}-{prompt}.jsonl",
         )
-        summary = {}
-        for name, history in histories.items():
-            proposed = [c for c in history if c.generation > 0]
-            summary[name] = (
-                np.mean([c.valid for c in proposed]),
-                max(c.fitness if c.valid else -1.0 for c in proposed),
-            )
-            put(f"{name}_valid_fraction", summary[name][0])
-            put(f"{name}_best_fitness", summary[name][1])
-        put("gcot_minus_plain_valid", summary["gcot"][0] - summary["plain"][0])
-        put("gcot_minus_plain_best_fitness", summary["gcot"][1] - summary["plain"][1])
-        fittest = max((c for c in histories["gcot"] if c.valid), key=lambda c: c.fitness)
-        put("searched_is_seed_magnitude", float(fittest.generation == 0))
-        put("magnitude_fitness", histories["gcot"][0].fitness)
-        put("wanda_fitness", reconstruction_fitness(WANDA, layers, config.sparsity))
+    histories["mutation"] = search(
+        MutationProposer(seed),
+        layers,
+        config.sparsity,
+        config.generations,
+        config.candidates,
+        "plain",
+        out_dir / f"history-seed{seed}-mutation.jsonl",
+    )
+    summary = {}
+    for name, history in histories.items():
+        proposed = [c for c in history if c.generation > 0]
+        summary[name] = (np.mean([c.valid for c in proposed]), max(c.fitness if c.valid else -1.0 for c in proposed))
+        out[f"{name}_valid_fraction"], out[f"{name}_best_fitness"] = summary[name]
+    out["gcot_minus_plain_valid"] = summary["gcot"][0] - summary["plain"][0]
+    out["gcot_minus_plain_best_fitness"] = summary["gcot"][1] - summary["plain"][1]
+    fittest = max((c for c in histories["gcot"] if c.valid), key=lambda c: c.fitness)
+    out["searched_is_seed_magnitude"] = float(fittest.generation == 0)
+    out["magnitude_fitness"] = histories["gcot"][0].fitness
+    out["wanda_fitness"] = reconstruction_fitness(WANDA, layers, config.sparsity)
 
-        ppl = {"dense": perplexity(model, held_out)}
-        runs = {
-            "magnitude50": (MAGNITUDE, "layer", "uniform", config.base_sparsity),
-            "wanda50": (WANDA, "row", "uniform", config.base_sparsity),
-            "wanda70": (WANDA, "row", "uniform", config.sparsity),
-            "wanda70_owl": (WANDA, "row", "owl", config.sparsity),
-            "wanda70_sdsa": (WANDA, "row", "sdsa", config.sparsity),
-            "searched70_sdsa": (parse_metric(fittest.metric), "row", "sdsa", config.sparsity),
-        }
-        for run, (metric, group, alloc, sparsity) in runs.items():
-            model.load_state_dict(dense)
-            sparsities = [sparsity] * len(blocks) if alloc == "uniform" else allocation[alloc]
-            result = prune_blocks(blocks, hidden, sparsities, metric, group=group, block_kwargs=kwargs)
-            ppl[run] = perplexity(model, held_out)
-            put(f"sparsity_{run}", result.total_sparsity)
+    ppl = {"dense": perplexity(model, held_out)}
+    runs = {
+        "magnitude50": (MAGNITUDE, "layer", "uniform", config.base_sparsity),
+        "wanda50": (WANDA, "row", "uniform", config.base_sparsity),
+        "wanda70": (WANDA, "row", "uniform", config.sparsity),
+        "wanda70_owl": (WANDA, "row", "owl", config.sparsity),
+        "wanda70_sdsa": (WANDA, "row", "sdsa", config.sparsity),
+        "searched70_sdsa": (parse_metric(fittest.metric), "row", "sdsa", config.sparsity),
+    }
+    for run, (metric, group, alloc, sparsity) in runs.items():
         model.load_state_dict(dense)
-        for run, value in ppl.items():
-            put(f"ppl_{run}", value)
-        for a, b in [
-            ("magnitude50", "wanda50"),
-            ("wanda70", "wanda50"),
-            ("wanda70", "wanda70_sdsa"),
-            ("wanda70", "wanda70_owl"),
-            ("wanda70_sdsa", "searched70_sdsa"),
-        ]:
-            put(log_ratio(a, b), math.log(ppl[a] / ppl[b]))
-        put("weight_skew_excess", skew - HALF_NORMAL_SKEW)
-        put("sdsa_spread", max(allocation["sdsa"]) - min(allocation["sdsa"]))
-        put("owl_spread", max(allocation["owl"]) - min(allocation["owl"]))
-        log.info(
-            "seed %d: %s (%.0f s); searched metric %s",
-            seed,
-            {k: round(v, 2) for k, v in ppl.items()},
-            time.perf_counter() - start,
-            fittest.metric,
-        )
-    _figure(metrics, out_dir)
-    return metrics
+        sparsities = [sparsity] * len(blocks) if alloc == "uniform" else allocation[alloc]
+        result = prune_blocks(blocks, hidden, sparsities, metric, group=group, block_kwargs=kwargs)
+        ppl[run] = perplexity(model, held_out)
+        out[f"sparsity_{run}"] = result.total_sparsity
+    out.update({f"ppl_{run}": value for run, value in ppl.items()})
+    for a, b in [
+        ("magnitude50", "wanda50"),
+        ("wanda70", "wanda50"),
+        ("wanda70", "wanda70_sdsa"),
+        ("wanda70", "wanda70_owl"),
+        ("wanda70_sdsa", "searched70_sdsa"),
+    ]:
+        out[log_ratio(a, b)] = math.log(ppl[a] / ppl[b])
+    out["sdsa_spread"] = max(allocation["sdsa"]) - min(allocation["sdsa"])
+    out["owl_spread"] = max(allocation["owl"]) - min(allocation["owl"])
+    log.info("seed %d: searched metric %s", seed, fittest.metric)
+    return out
 
 
 def _figure(metrics: dict[str, list[float]], out_dir: Path) -> None:

@@ -245,7 +245,9 @@ class MutationProposer:
         return f"({self._random_tree(depth - 1)} {self.rng.choice(OPERATORS)} {self._random_tree(depth - 1)})"
 
     def _subtrees(self, tree: ast.expr) -> list[ast.expr]:
-        return [n for n in ast.walk(tree) if isinstance(n, ast.expr) and not isinstance(n, ast.Load)]
+        """The expression nodes of a tree, without the function names of calls (they are not operands)."""
+        names = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+        return [n for n in ast.walk(tree) if isinstance(n, ast.expr) and id(n) not in names]
 
     def _replace(self, tree: ast.expr, target: ast.expr, new: ast.expr) -> str:
         class Swap(ast.NodeTransformer):
@@ -263,7 +265,7 @@ class MutationProposer:
         out = []
         for _ in range(n):
             first = parents[self.rng.integers(len(parents))]
-            nodes = [node for node in self._subtrees(first.tree) if not isinstance(node, ast.operator)]
+            nodes = self._subtrees(first.tree)
             target = nodes[self.rng.integers(len(nodes))]
             if self.rng.random() < 0.5 and len(parents) > 1:  # crossover: a subtree of another parent
                 other = parents[self.rng.integers(len(parents))]
