@@ -77,3 +77,17 @@ def test_local_chat_model_bad_arguments(smollm2):
         LocalChatModel(model, tokenizer, temperature=-1.0)
     with pytest.raises(ValueError, match="^max_new_tokens=0"):
         LocalChatModel(model, tokenizer, max_new_tokens=0)
+
+
+@needs_weights
+def test_replies_decode_several_samples_from_one_prompt(smollm2):
+    from icml26_shared import LocalChatModel
+
+    model, tokenizer = smollm2
+    messages = [{"role": "user", "content": "What is the capital of France?"}]
+    greedy = LocalChatModel(model, tokenizer, max_new_tokens=8)
+    assert greedy.replies(messages, 2) == [greedy.chat(messages)] * 2  # greedy: n equal copies of the one reply
+    sampled = LocalChatModel(model, tokenizer, max_new_tokens=6, temperature=1.0, seed=3).replies(messages, 3)
+    assert len(sampled) == 3 and all(isinstance(r, str) for r in sampled)
+    with pytest.raises(ValueError, match="^n=0"):
+        greedy.replies(messages, 0)
