@@ -197,7 +197,7 @@ def measure_seed(config: Config, seed: int, out_dir: Path) -> dict[str, float]:
         blocks = blocks[: config.blocks]
     dense = {k: v.clone() for k, v in model.state_dict().items()}
     ids = tokenize(tokenizer, config.n_chars)
-    linear = [m.weight.detach() for b in blocks for m in b.modules() if isinstance(m, torch.nn.Linear)]
+    linear = [m.weight.detach().abs() for b in blocks for m in b.modules() if isinstance(m, torch.nn.Linear)]
     out: dict[str, float] = {"weight_skew_excess": float(np.mean([skewness(w) for w in linear])) - HALF_NORMAL_SKEW}
 
     calib, held_out = text_windows(ids, config.n_calib, config.n_eval, config.length, seed)
