@@ -17,8 +17,10 @@ from .cache import (
     sha256_file,
     verify,
 )
+from .chat import ChatCompletionsClient, ChatError, ChatModel, LocalChatModel
 from .datasets import Planetoid, fetch_file, load_fashion_mnist, load_planetoid
 from .figures import new_figure, save_figure
+from .llm import load_smollm2, smollm2_gguf_path
 from .log import configure_logging, get_logger
 from .progress import progress
 from .records import SCHEMA_VERSION, Claim, Config, Experiment, Record, summarise
@@ -42,10 +44,14 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree wi
 
 __all__ = [
     "SCHEMA_VERSION",
+    "ChatCompletionsClient",
+    "ChatError",
+    "ChatModel",
     "ChecksumError",
     "Claim",
     "Config",
     "Experiment",
+    "LocalChatModel",
     "Planetoid",
     "Record",
     "Seeded",
@@ -70,12 +76,14 @@ __all__ = [
     "get_logger",
     "load_fashion_mnist",
     "load_planetoid",
+    "load_smollm2",
     "new_figure",
     "progress",
     "run_seeds",
     "save_figure",
     "seed_everything",
     "sha256_file",
+    "smollm2_gguf_path",
     "summarise",
     "verify",
 ]

@@ -1,0 +1,55 @@
+"""Data: disjoint calibration and evaluation windows of Shakespeare tokens, and the planted-outlier network.
+
+* ``text_windows``: the first ``n_chars`` of Shakespeare (``icml26_shared.datasets.load_shakespeare``)
+  tokenised once; calibration windows are drawn from the first half of the tokens and evaluation windows from
+  the second half, so the two never overlap; the seed picks the windows.
+* ``planted_outlier_network``: a generated stand-in from the spec (section 5a): 6 Linear/ReLU blocks of width
+  128, alternating heavy-tailed (Student-t, df = 2) and Gaussian weights, all scaled to the He variance.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from icml26_shared import check_int
+from icml26_shared.datasets import load_shakespeare
+from torch import nn
+
+
+def tokenize(tokenizer: Any, n_chars: int) -> torch.Tensor:
+    """The token ids of the first ``n_chars`` characters of Shakespeare, as one long (tokens,) tensor."""
+    text = load_shakespeare(check_int("n_chars", n_chars, 1000))
+    return torch.tensor(tokenizer(text)["input_ids"], dtype=torch.long)
+
+
+def text_windows(
+    ids: torch.Tensor, n_calib: int, n_eval: int, length: int, seed: int
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """(calibration (n_calib, length), evaluation (n_eval, length)): non-overlapping windows at random
+    offsets, calibration from the first half of ``ids`` and evaluation from the second half."""
+    check_int("length", length, 2)
+    half = ids.numel() // 2
+    rng = np.random.default_rng(check_int("seed", seed, 0))
+
+    def windows(part: torch.Tensor, n: int, name: str) -> torch.Tensor:
+        slots = part.numel() // length
+        check_int(name, n, 1, slots)
+        starts = np.sort(rng.choice(slots, size=n, replace=False)) * length
+        return torch.stack([part[s : s + length] for s in starts])
+
+    return windows(ids[:half], n_calib, "n_calib"), windows(ids[half:], n_eval, "n_eval")
+
+
+def planted_outlier_network(seed: int = 0, width: int = 128, depth: int = 6) -> nn.Sequential:
+    """Blocks ``Sequential(Linear, ReLU)`` (the last without ReLU); even-indexed blocks heavy-tailed
+    (Student-t df = 2), odd ones Gaussian; every weight matrix scaled to std sqrt(2 / width)."""
+    rng = np.random.default_rng(check_int("seed", seed, 0))
+    blocks = []
+    for layer in range(check_int("depth", depth, 2)):
+        raw = rng.standard_t(2, size=(width, width)) if layer % 2 == 0 else rng.standard_normal((width, width))
+        linear = nn.Linear(width, width, bias=False)
+        linear.weight.data = torch.tensor(raw / raw.std() * np.sqrt(2 / width), dtype=torch.float32)
+        blocks.append(nn.Sequential(linear, nn.ReLU()) if layer < depth - 1 else nn.Sequential(linear))
+    return nn.Sequential(*blocks)

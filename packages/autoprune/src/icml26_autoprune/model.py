@@ -1,0 +1,102 @@
+"""Pruning a transformers decoder-only LM (SmolLM2-135M-Instruct) with the block-by-block procedure.
+
+``prune_lm`` captures the inputs of the first decoder block (Wanda's ``prepare_calibration_input``), computes
+the dense statistics when the allocation needs them, and prunes every Linear of every decoder block; the
+embedding and the tied output head are not pruned (as in Wanda). ``perplexity`` is the held-out metric.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+from icml26_shared import fail
+from torch import nn
+
+from .allocation import ALLOCATIONS, OWL_LAMBDA, allocate
+from .metric import WANDA, Metric
+from .pruning import PruneResult, dense_statistics, prune_blocks
+
+
+class _Captured(Exception):
+    pass
+
+
+def decoder_blocks(model: nn.Module) -> nn.ModuleList:
+    """The decoder blocks of a Llama-style transformers model (``model.model.layers``)."""
+    try:
+        return model.model.layers
+    except AttributeError:
+        raise fail("model", type(model).__name__, "a Llama-style causal LM with model.model.layers") from None
+
+
+def check_tokens(name: str, tokens: Any) -> torch.Tensor:
+    if not isinstance(tokens, torch.Tensor) or tokens.ndim != 2 or tokens.numel() == 0:
+        raise fail(name, getattr(tokens, "shape", tokens), "a non-empty (sequences, tokens) tensor of token ids")
+    return tokens
+
+
+@torch.no_grad()
+def block_inputs(model: nn.Module, tokens: torch.Tensor) -> tuple[torch.Tensor, dict[str, Any]]:
+    """The hidden states entering block 0 for ``tokens`` and the keyword arguments every block receives."""
+    check_tokens("tokens", tokens)
+    blocks = decoder_blocks(model)
+    seen: dict[str, Any] = {}
+
+    def catch(module: nn.Module, args: tuple, kwargs: dict[str, Any]) -> None:
+        seen["hidden"] = args[0] if args else kwargs.pop("hidden_states")
+        seen["kwargs"] = {k: v for k, v in kwargs.items() if k != "hidden_states"}
+        raise _Captured
+
+    hook = blocks[0].register_forward_pre_hook(catch, with_kwargs=True)
+    try:
+        model(input_ids=tokens, use_cache=False)
+    except _Captured:
+        pass
+    finally:
+        hook.remove()
+    kwargs = {k: v for k, v in seen["kwargs"].items() if k not in ("past_key_values", "cache", "use_cache")}
+    return seen["hidden"], kwargs
+
+
+def prune_lm(
+    model: nn.Module,
+    calibration: torch.Tensor,
+    sparsity: float,
+    metric: Metric = WANDA,
+    allocation: str = "uniform",
+    pattern: tuple[int, int] | None = None,
+    group: str = "row",
+    lam: float = OWL_LAMBDA,
+) -> PruneResult:
+    """Prune every Linear of ``model``'s decoder blocks in place at mean sparsity ``sparsity``.
+
+    ``calibration``: (sequences, tokens) token ids. ``allocation``: ``uniform | owl | sdsa``. Magnitude pruning
+    is ``metric=MAGNITUDE, group="layer"``; Wanda is the default ``metric=WANDA, group="row"``.
+    """
+    if allocation not in ALLOCATIONS:
+        raise fail("allocation", allocation, f"one of {list(ALLOCATIONS)}")
+    blocks = decoder_blocks(model)
+    hidden, kwargs = block_inputs(model, check_tokens("calibration", calibration))
+    if allocation == "uniform" or pattern is not None:
+        sparsities: Sequence[float] = [sparsity] * len(blocks)
+    else:
+        sparsities = allocate(allocation, dense_statistics(blocks, hidden, kwargs), sparsity, lam=lam)
+    return prune_blocks(blocks, hidden, sparsities, metric, group=group, pattern=pattern, block_kwargs=kwargs)
+
+
+@torch.no_grad()
+def perplexity(model: nn.Module, tokens: torch.Tensor, batch: int = 8) -> float:
+    """exp of the mean next-token negative log-likelihood over all (sequences, tokens) positions."""
+    check_tokens("tokens", tokens)
+    total, count = 0.0, 0
+    for start in range(0, tokens.shape[0], batch):
+        ids = tokens[start : start + batch]
+        logits = model(input_ids=ids, use_cache=False).logits[:, :-1].float()
+        nll = torch.nn.functional.cross_entropy(
+            logits.reshape(-1, logits.shape[-1]), ids[:, 1:].reshape(-1), reduction="sum"
+        )
+        total += float(nll)
+        count += ids[:, 1:].numel()
+    return float(torch.exp(torch.tensor(total / count)))
