@@ -51,7 +51,7 @@ def check(pkg: Path, root: Path) -> list[str]:
     shared = [d for d in deps if re.match(r"icml26-shared\b", d)]
     if not shared:
         out.append(f"{slug}: does not depend on icml26-shared")
-    elif not bounded(shared[0].removeprefix("icml26-shared")):
+    elif not bounded(re.sub(r"^icml26-shared(\[[\w,\s-]+\])?", "", shared[0])):
         out.append(f"{slug}: icml26-shared needs a bounded range (e.g. 'icml26-shared>=0.1,<0.2'), is {shared[0]!r}")
     others = [d for d in deps if re.match(r"icml26-", d) and not re.match(r"icml26-shared\b", d)]
     if others:

@@ -33,7 +33,12 @@ def test_bounded(spec, ok):
     assert bounded(spec) is ok
 
 
-@pytest.mark.parametrize("dep", ["icml26-shared", "icml26-shared>=0.1"])
+def test_shared_with_an_extra_and_a_bounded_range_passes(pkg, tmp_path):
+    edit(pkg / "pyproject.toml", '"icml26-shared>=0.1,<0.2"', '"icml26-shared[llm]>=0.1.1,<0.2"')
+    assert check(pkg, tmp_path) == []
+
+
+@pytest.mark.parametrize("dep", ["icml26-shared", "icml26-shared>=0.1", "icml26-shared[llm]", "icml26-shared[llm]>=0.1"])
 def test_unbounded_shared_range(pkg, tmp_path, dep):
     edit(pkg / "pyproject.toml", '"icml26-shared>=0.1,<0.2"', f'"{dep}"')
     assert check(pkg, tmp_path) == [
