@@ -38,7 +38,9 @@ def test_shared_with_an_extra_and_a_bounded_range_passes(pkg, tmp_path):
     assert check(pkg, tmp_path) == []
 
 
-@pytest.mark.parametrize("dep", ["icml26-shared", "icml26-shared>=0.1", "icml26-shared[llm]", "icml26-shared[llm]>=0.1"])
+@pytest.mark.parametrize(
+    "dep", ["icml26-shared", "icml26-shared>=0.1", "icml26-shared[llm]", "icml26-shared[llm]>=0.1"]
+)
 def test_unbounded_shared_range(pkg, tmp_path, dep):
     edit(pkg / "pyproject.toml", '"icml26-shared>=0.1,<0.2"', f'"{dep}"')
     assert check(pkg, tmp_path) == [
