@@ -136,26 +136,37 @@ def tiny_graph(seed: int, n: int = 70) -> Graph:
     return Graph(rng.normal(size=(n, 8)).astype(np.float32), ring(n), name=f"g{seed}")
 
 
-def test_promos_fit_and_score_shapes_and_determinism():
-    sources = [tiny_graph(0), tiny_graph(1)]
-    kw = dict(dim=8, num_experts=3, num_prototypes=4, hidden=16, epochs=2, teacher_epochs=2)
-    a = ProMoS(**kw, seed=3).fit(sources).decision_function(tiny_graph(2, 30))
-    b = ProMoS(**kw, seed=3).fit(sources).decision_function(tiny_graph(2, 30))
+SMALL = dict(dim=8, num_experts=3, num_prototypes=4, hidden=16, epochs=2, teacher_epochs=2)
+
+
+@pytest.fixture(scope="module")
+def sources() -> list[Graph]:
+    return [tiny_graph(0), tiny_graph(1)]
+
+
+@pytest.fixture(scope="module")
+def fitted(sources) -> ProMoS:
+    """One small ProMoS (teacher included) trained once and shared by the tests that only score."""
+    return ProMoS(**SMALL, seed=3).fit(sources)
+
+
+def test_promos_fit_and_score_shapes_and_determinism(sources, fitted):
+    a = fitted.decision_function(tiny_graph(2, 30))
+    b = ProMoS(**SMALL, seed=3).fit(sources).decision_function(tiny_graph(2, 30))
     assert a.shape == (30,) and np.isfinite(a).all() and (a >= 0).all()
     np.testing.assert_allclose(a, b)
     for ablation in ({"personalised": False}, {"prototypes": False}, {"commitment_log_eps": 0.0}):
-        c = ProMoS(**kw, **ablation).fit(sources).decision_function(tiny_graph(2, 30))
+        # the teacher is frozen and shared: only the students, adapter and prototypes differ per ablation
+        c = ProMoS(**SMALL, **ablation).fit(sources, teacher=fitted.teacher).decision_function(tiny_graph(2, 30))
         assert c.shape == (30,) and np.isfinite(c).all()
 
 
-def test_score_components_add_up_to_the_decision_function():
-    sources = [tiny_graph(0), tiny_graph(1)]
-    model = ProMoS(dim=8, num_experts=3, num_prototypes=4, hidden=16, epochs=2, teacher_epochs=2).fit(sources)
-    parts = model.score_components(tiny_graph(2, 30))
+def test_score_components_add_up_to_the_decision_function(fitted):
+    parts = fitted.score_components(tiny_graph(2, 30))
     assert set(parts) == {"distillation_bias", "geometric_deviation"}
     assert all(v.shape == (30,) and (v >= 0).all() for v in parts.values())
-    total = parts["distillation_bias"] + model.lam * parts["geometric_deviation"]
-    np.testing.assert_array_equal(model.decision_function(tiny_graph(2, 30)), total)
+    total = parts["distillation_bias"] + fitted.lam * parts["geometric_deviation"]
+    np.testing.assert_array_equal(fitted.decision_function(tiny_graph(2, 30)), total)
 
 
 def test_score_before_fit_raises():
@@ -186,11 +197,10 @@ def test_too_many_prototypes_for_kmeans():
         ProMoS(dim=8, num_prototypes=500, teacher_epochs=1, epochs=1).fit([tiny_graph(0)])
 
 
-def test_unaligned_graph_rejected():
-    model = ProMoS(dim=8, num_experts=2, num_prototypes=3, teacher_epochs=1, epochs=1).fit([tiny_graph(0)])
+def test_unaligned_graph_rejected(fitted):
     bad = Graph(np.zeros((5, 3), np.float32), ring(5))
     with pytest.raises(ValueError, match="graph.x"):
-        model.decision_function(bad)
+        fitted.decision_function(bad)
 
 
 def test_alignment_bad_inputs():
