@@ -32,8 +32,15 @@ def test_cooperation_reveals_what_the_ego_misses():
     assert data.coverage[:, 1:].max(1).mean() > data.coverage[:, 0].mean() + 0.1
 
 
-@pytest.mark.parametrize(("kwargs", "name"), [({"n_scenes": 0}, "n_scenes"), ({"n_agents": 1}, "n_agents"),
-                                              ({"lidar_range": -1.0}, "lidar_range"), ({"patch": 5}, "patch")])
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        ({"n_scenes": 0}, "n_scenes"),
+        ({"n_agents": 1}, "n_agents"),
+        ({"lidar_range": -1.0}, "lidar_range"),
+        ({"patch": 5}, "patch"),
+    ],
+)
 def test_make_dataset_rejects_bad_arguments(kwargs, name):
     args = {"n_scenes": 2, "seed": 0, "grid": 16, "patch": 4} | kwargs
     with pytest.raises(ValueError, match=f"{name}="):

@@ -43,4 +43,3 @@ def diversity_select(features: torch.Tensor, keep_ratio: float) -> torch.Tensor:
         nearest = torch.minimum(nearest, distance[rows, chosen])
         chosen = nearest.masked_fill(mask, -1.0).argmax(-1)
     return mask.view(features.shape[:-1])
-

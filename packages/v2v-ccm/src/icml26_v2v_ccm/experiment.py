@@ -172,7 +172,9 @@ def _train_model(config: Config, seed: int, train_data):
 
     def build() -> dict:
         torch.manual_seed(derive(seed, "init"))
-        model = CooperativeQA(train_data.tokens.shape[-1], config.grid, config.d, config.heads, config.layers, d_m=config.d_m)
+        model = CooperativeQA(
+            train_data.tokens.shape[-1], config.grid, config.d, config.heads, config.layers, d_m=config.d_m
+        )
         losses = train(model, train_data, config.steps, config.batch_size, config.lr, derive(seed, "batches"))
         return {**model.state_dict(), "losses": torch.tensor(losses)}
 
@@ -180,7 +182,9 @@ def _train_model(config: Config, seed: int, train_data):
     key = fingerprint({k: getattr(config, k) for k in (*keys, "batch_size", "lr")} | {"seed": seed})
     state = cached(f"v2v-ccm/model-{key}", build)
     losses = state.pop("losses")
-    model = CooperativeQA(train_data.tokens.shape[-1], config.grid, config.d, config.heads, config.layers, d_m=config.d_m)
+    model = CooperativeQA(
+        train_data.tokens.shape[-1], config.grid, config.d, config.heads, config.layers, d_m=config.d_m
+    )
     model.load_state_dict(state)
     return model.eval(), losses.numpy()
 
@@ -230,8 +234,7 @@ def measure_seed(config: Config, seed: int) -> dict[str, float]:
     out: dict[str, float] = {"final_loss": float(losses[-max(1, len(losses) // 10) :].mean())}
 
     def record(name: str, select) -> None:
-        with torch.no_grad():
-            correct, qtype, kept = evaluate(model, test_data, select)
+        correct, qtype, kept = evaluate(model, test_data, select)
         for t, q in enumerate(QUESTION_TYPES):
             out[f"acc_{name}_{q}"] = float(correct[qtype == t].mean())
         out[f"acc_{name}_all"] = float(correct.mean())
@@ -279,7 +282,9 @@ def _figure(out: dict[str, list[float]], config: Config, out_dir: Path) -> None:
             ax.plot(rhos, [np.mean(out[f"acc_{method}_{r}_{q}"]) for r in rhos], marker="o", label=method)
         for ref, style in (("dense", "--"), ("ego", ":")):
             ax.axhline(np.mean(out[f"acc_{ref}_{q}"]), color="k", linestyle=style, label=ref)
-        ax.set(xscale="log", xticks=rhos, xticklabels=[str(r) for r in rhos], xlabel="keep ratio rho", ylabel="accuracy")
+        ax.set(
+            xscale="log", xticks=rhos, xticklabels=[str(r) for r in rhos], xlabel="keep ratio rho", ylabel="accuracy"
+        )
         ax.set_title(f"{q} questions")
     axes[0].legend(fontsize=7)
     save_figure(fig, out_dir / "v2v_ccm_accuracy.png")

@@ -38,7 +38,7 @@ def keep_count(keep_ratio: float, n: int) -> int:
     """k = ceil(rho N) tokens kept of N (at least one)."""
     rho = check_keep_ratio(keep_ratio)
     check_int("n", n, 1)
-    return math.ceil(rho * n - 1e-9)
+    return max(1, math.ceil(rho * n - 1e-9))  # the tolerance keeps rho N = 4.000000001 at 4
 
 
 def select_tokens(scores: torch.Tensor, keep_ratio: float) -> torch.Tensor:
@@ -79,7 +79,7 @@ def ccm_scores(relevance: torch.Tensor, coverage: torch.Tensor, lam: float = 1.0
 def index_bytes(n: int) -> int:
     """Bytes to address one of n tokens (uint8 up to 256 tokens)."""
     check_int("n", n, 1)
-    return max(1, math.ceil(math.log2(n) / 8)) if n > 1 else 1
+    return max(1, math.ceil(math.log2(n) / 8))
 
 
 def message_bytes(k: int, n: int, d: int) -> int:
@@ -101,4 +101,3 @@ def request_bytes(d_m: int, n_patches: int) -> int:
     check_int("d_m", d_m, 1)
     check_int("n_patches", n_patches, 1)
     return d_m * FEATURE_BYTES + n_patches * COVERAGE_BYTES
-

@@ -84,7 +84,8 @@ def evaluate(
     model: CooperativeQA, data: QAData, select: Selector, batch_size: int = 256
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Answer every (scene, question) with the CAV tokens chosen by ``select(inputs, coverage, start)`` -> keep
-    mask (b, a-1, n) (``start``: index of the batch's first question, for reproducible random streams). Returns correct (S*Q,) bool, question types (S*Q,), CAV tokens kept (S*Q,)."""
+    mask (b, a-1, n) (``start``: index of the batch's first question, for reproducible random streams).
+    Returns correct (S*Q,) bool, question types (S*Q,), CAV tokens kept (S*Q,)."""
     S, Q = data.qtype.shape
     scenes, questions = np.divmod(np.arange(S * Q), Q)
     correct, kept = [], []
