@@ -4,8 +4,9 @@ Sequence (axis letters: b batch, l sequence, h heads, d width): the question tok
 reference), ego position]``, then the visual tokens of every agent (ego first), each a linear embedding of its raw
 BEV patch + 2-D sinusoidal position (ego frame) + an ego/CAV embedding. Attention carries a 2-D ALiBi bias
 (-slope_h x distance between token positions) [INF]. A pruned token is removed by a key mask, which is the same
-computation as deleting it (tested). The answer is read from the answer token. The QSM head (``W_q``, ``W_k``) is trained on the side by distillation [INF, spec option]: the
-dense model's attention from the answer token to the visual tokens is the target of ``softmax(r_i)``.
+computation as deleting it (tested). The answer is read from the answer token. The QSM head (``W_q``, ``W_k``)
+is trained on the side by distillation [INF, spec option]: the dense model's attention from the answer token to
+the visual tokens is the target of ``softmax(r_i)``.
 """
 
 from __future__ import annotations
