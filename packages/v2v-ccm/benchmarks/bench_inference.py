@@ -16,10 +16,10 @@ from icml26_v2v_ccm.method import dense_bytes, keep_count, message_bytes, reques
 
 def forward_seconds(model, inputs: Inputs, k: int, repeats: int) -> float:
     """Median seconds of one forward pass keeping the first k tokens of every CAV (all of the ego's)."""
-    visual = torch.cat([inputs.visual[:, :1], inputs.visual[:, 1:, :k]], 2) if k else inputs.visual[:, :1]
     n, a = inputs.visual.shape[2], inputs.visual.shape[1]
+    visual = torch.cat([inputs.visual[:, 0], inputs.visual[:, 1:, :k].flatten(1, 2)], 1)[:, None]
     index = [0, 1, *range(2, 2 + n)] + [2 + n * i + j for i in range(1, a) for j in range(k)]
-    pruned = Inputs(inputs.question, visual.flatten(1, 2)[:, None], inputs.positions[:, index])
+    pruned = Inputs(inputs.question, visual, inputs.positions[:, index])
     keep = torch.ones(pruned.visual.shape[:3], dtype=torch.bool)
     times = []
     with torch.no_grad():
