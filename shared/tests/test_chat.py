@@ -1,60 +1,14 @@
-"""ChatCompletionsClient against a fake OpenAI-compatible server on 127.0.0.1 (no real network)."""
+"""ChatCompletionsClient against the shared fake OpenAI-compatible server on 127.0.0.1 (no real network)."""
 
-import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import base64
 
 import pytest
 from icml26_shared import ChatCompletionsClient, ChatError, ChatModel
-from icml26_shared.chat import check_messages
+from icml26_shared.chat import PNG_SIGNATURE, check_messages, image_part
+from icml26_shared.testing import FakeChatServer as FakeServer
+from icml26_shared.testing import completion
 
 MESSAGES = [{"role": "user", "content": "What is the capital of France?"}]
-
-
-def completion(text):
-    return json.dumps({"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}]}).encode()
-
-
-class FakeServer:
-    """Answers POST /v1/chat/completions from a script of (status, body) pairs; records each request."""
-
-    def __init__(self, script, hang=False):
-        self.script, self.requests = list(script), []
-        self.release = threading.Event()  # a hanging handler waits on it; set at shutdown
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                length = int(self.headers["Content-Length"])
-                server.requests.append((self.path, dict(self.headers), json.loads(self.rfile.read(length))))
-                if hang:
-                    server.release.wait(10)
-                    return
-                status, body = server.script.pop(0)
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    @property
-    def base_url(self):
-        return f"http://127.0.0.1:{self.httpd.server_port}/v1"
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.release.set()
-        self.httpd.shutdown()
-        self.httpd.server_close()
 
 
 def client(server, **kw):
@@ -164,8 +118,46 @@ def test_bad_settings_name_the_argument(monkeypatch, kwargs, name):
 
 @pytest.mark.parametrize(
     "messages",
-    ["hello", [], [{"role": "robot", "content": "x"}], [{"role": "user", "content": 3}], [("user", "x")]],
+    [
+        "hello",
+        [],
+        [{"role": "robot", "content": "x"}],
+        [{"role": "user", "content": 3}],
+        [("user", "x")],
+        [{"role": "user", "content": []}],
+        [{"role": "user", "content": [{"type": "text", "text": 3}]}],
+        [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "file:///etc/passwd"}}]}],
+        [{"role": "user", "content": [{"type": "audio", "audio": "x"}]}],
+    ],
 )
 def test_bad_messages_are_refused(messages):
     with pytest.raises(ValueError, match=r"^messages"):
         check_messages(messages)
+
+
+PNG = PNG_SIGNATURE + b"rest of a tiny file"
+
+
+def test_image_parts_are_sent_as_given():
+    messages = [{"role": "user", "content": [{"type": "text", "text": "What is shown?"}, image_part(PNG)]}]
+    with FakeServer([(200, "a cat")]) as server:
+        chat, _ = client(server)
+        assert chat.chat(messages) == "a cat"
+    sent = server.requests[0][2]["messages"][0]["content"]
+    assert sent == messages[0]["content"]
+    url = sent[1]["image_url"]["url"]
+    assert url.startswith("data:image/png;base64,") and base64.b64decode(url.split(",", 1)[1]) == PNG
+
+
+@pytest.mark.parametrize("png", [b"GIF89a...", "not bytes", PNG.decode("latin-1")])
+def test_image_part_needs_png_bytes(png):
+    with pytest.raises(ValueError, match="^png="):
+        image_part(png)
+
+
+def test_a_function_answers_from_the_request():
+    """The fake server's answers may depend on what was sent (a tool loop over HTTP)."""
+    with FakeServer(lambda request: (200, request["messages"][-1]["content"].upper())) as server:
+        chat, _ = client(server)
+        assert [chat.chat([{"role": "user", "content": t}]) for t in ("a", "b")] == ["A", "B"]
+    assert len(server.requests) == 2

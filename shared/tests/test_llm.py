@@ -77,6 +77,9 @@ def test_local_chat_model_bad_arguments(smollm2):
         LocalChatModel(model, tokenizer, temperature=-1.0)
     with pytest.raises(ValueError, match="^max_new_tokens=0"):
         LocalChatModel(model, tokenizer, max_new_tokens=0)
+    image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
+    with pytest.raises(ValueError, match=r"^messages\[0\]=.*reads no images"):
+        LocalChatModel(model, tokenizer).chat([{"role": "user", "content": [image]}])
 
 
 @needs_weights

@@ -22,6 +22,7 @@ from icml26_autoprune.search import (
     serialise,
 )
 from icml26_shared import ChatError
+from icml26_shared.testing import FakeChatServer
 
 
 @pytest.fixture(scope="module")
@@ -141,28 +142,7 @@ def test_chat_completions_proposer_needs_an_address(monkeypatch):
 
 
 def test_chat_completions_proposer_against_a_fake_server(layers):
-    import threading
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-    body = json.dumps({"choices": [{"message": {"content": "score = abs(W) * sqrt(X)"}}]}).encode()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self):
-            self.rfile.read(int(self.headers["Content-Length"]))
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        proposer = ChatCompletionsProposer(f"http://127.0.0.1:{server.server_port}/v1", "fake", timeout_s=5)
+    with FakeChatServer(lambda request: (200, "score = abs(W) * sqrt(X)")) as server:
+        proposer = ChatCompletionsProposer(server.base_url, "fake", timeout_s=5)
         history = search(proposer, layers, 0.7, generations=1, candidates=2)
-    finally:
-        server.shutdown()
-        server.server_close()
     assert [c.metric for c in history[1:]] == ["abs(W) * sqrt(X)"] * 2

@@ -17,7 +17,7 @@ from .cache import (
     sha256_file,
     verify,
 )
-from .chat import ChatCompletionsClient, ChatError, ChatModel, LocalChatModel
+from .chat import ChatCompletionsClient, ChatError, ChatModel, LocalChatModel, image_part
 from .datasets import Planetoid, fetch_file, load_fashion_mnist, load_planetoid
 from .figures import new_figure, save_figure
 from .llm import load_smollm2, smollm2_gguf_path
@@ -74,6 +74,7 @@ __all__ = [
     "fetch_file",
     "fingerprint",
     "get_logger",
+    "image_part",
     "load_fashion_mnist",
     "load_planetoid",
     "load_smollm2",

@@ -11,11 +11,16 @@ Two backends implement it, so a package takes any of them (or its own scripted p
 * ``LocalChatModel``: SmolLM2-135M-Instruct (``load_smollm2``) or any transformers causal LM with a chat
   template, decoded greedily or sampled with an explicit ``torch.Generator`` (reproducible per seed).
 
+A message's ``content`` is a string, or a list of OpenAI content parts (text parts and ``image_part(png)``)
+for models that read images: ``ChatCompletionsClient`` sends the parts as they are, ``LocalChatModel``
+(text only) refuses them. Tests talk to ``icml26_shared.testing.FakeChatServer`` on the loopback.
+
 Only the standard library is imported here; torch is imported by ``LocalChatModel`` when it is built.
 """
 
 from __future__ import annotations
 
+import base64
 import inspect
 import json
 import os
@@ -36,8 +41,10 @@ MODEL_ENV = "ICML26_CHAT_MODEL"
 API_KEY_ENV = "ICML26_CHAT_API_KEY"
 ROLES = ("system", "user", "assistant")
 RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+IMAGE_URL_SCHEMES = ("data:image/", "http://", "https://")
 
-Messages = Sequence[Mapping[str, str]]
+Messages = Sequence[Mapping[str, Any]]
 
 
 class ChatError(RuntimeError):
@@ -51,15 +58,40 @@ class ChatModel(Protocol):
     def chat(self, messages: Messages) -> str: ...
 
 
-def check_messages(messages: Any) -> list[dict[str, str]]:
-    """A non-empty list of ``{"role": one of ROLES, "content": str}``, copied as plain dicts."""
+def image_part(png: bytes) -> dict[str, Any]:
+    """An OpenAI ``image_url`` content part holding ``png`` (the bytes of a PNG file) as a base64 data URL."""
+    if not isinstance(png, bytes) or not png.startswith(PNG_SIGNATURE):
+        raise fail("png", type(png).__name__, "the bytes of a PNG file (starting with the PNG signature)")
+    return {"type": "image_url", "image_url": {"url": "data:image/png;base64," + base64.b64encode(png).decode("ascii")}}
+
+
+def _check_part(where: str, part: Any) -> dict[str, Any]:
+    """One content part: ``{"type": "text", "text": str}`` or ``{"type": "image_url", "image_url": {"url": str}}``."""
+    if isinstance(part, Mapping) and part.get("type") == "text" and isinstance(part.get("text"), str):
+        return {"type": "text", "text": part["text"]}
+    image = part.get("image_url") if isinstance(part, Mapping) and part.get("type") == "image_url" else None
+    if isinstance(image, Mapping) and isinstance(image.get("url"), str) and image["url"].startswith(IMAGE_URL_SCHEMES):
+        return {"type": "image_url", "image_url": {"url": image["url"]}}
+    raise fail(where, part, 'a {"type": "text", "text": str} or {"type": "image_url", "image_url": {"url": ...}} part')
+
+
+def check_messages(messages: Any) -> list[dict[str, Any]]:
+    """A non-empty list of ``{"role": one of ROLES, "content": ...}``, copied as plain dicts.
+
+    ``content`` is a string, or (for models that read images) a non-empty list of OpenAI content parts:
+    text parts and ``image_url`` parts (``image_part`` builds one from PNG bytes).
+    """
     if isinstance(messages, str | bytes) or not isinstance(messages, Sequence) or not messages:
         raise fail("messages", messages, 'a non-empty list of {"role": ..., "content": ...} dicts')
     out = []
     for i, m in enumerate(messages):
-        if not isinstance(m, Mapping) or m.get("role") not in ROLES or not isinstance(m.get("content"), str):
-            raise fail(f"messages[{i}]", m, f'a dict with "role" in {list(ROLES)} and a str "content"')
-        out.append({"role": m["role"], "content": m["content"]})
+        content = m.get("content") if isinstance(m, Mapping) else None
+        parts = isinstance(content, Sequence) and not isinstance(content, str | bytes) and len(content) > 0
+        if not isinstance(m, Mapping) or m.get("role") not in ROLES or not (isinstance(content, str) or parts):
+            raise fail(f"messages[{i}]", m, f'a dict with "role" in {list(ROLES)} and a str (or parts) "content"')
+        if parts:
+            content = [_check_part(f"messages[{i}].content[{j}]", part) for j, part in enumerate(content)]
+        out.append({"role": m["role"], "content": content})
     return out
 
 
@@ -209,7 +241,11 @@ class LocalChatModel:
         import torch
 
         check_int("n", n, 1)
-        ids = self.tokenizer.apply_chat_template(check_messages(messages), add_generation_prompt=True)
+        messages = check_messages(messages)
+        for i, m in enumerate(messages):
+            if not isinstance(m["content"], str):
+                raise fail(f"messages[{i}]", m, "text content: a local text model reads no images")
+        ids = self.tokenizer.apply_chat_template(messages, add_generation_prompt=True)
         ids = ids["input_ids"] if isinstance(ids, Mapping) else ids  # a BatchEncoding in transformers 5
         tokens = torch.tensor([ids], dtype=torch.long)
         stop = self.tokenizer.eos_token_id
