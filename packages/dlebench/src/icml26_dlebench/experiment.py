@@ -133,6 +133,10 @@ def judge_benchmark(config: Config, seed: int, regime: str) -> dict[str, float]:
         for c in CRITERIA:
             out[f"rho_{regime}_{mode}_{c}"] = agreement(scores[c], truth[c])
         out[f"agreement_{regime}_{mode}"] = (out[f"rho_{regime}_{mode}_if"] + out[f"rho_{regime}_{mode}_vc"]) / 2
+        if regime == "small":  # IF agreement per instruction type (items are grouped by type)
+            kinds = np.repeat([it.instruction.type for it in items], n_editors)
+            for kind in dict.fromkeys(kinds):
+                out[f"rho_small_{mode}_if_{kind}"] = agreement(scores["if"][kinds == kind], truth["if"][kinds == kind])
         per_editor = scores["overall"].reshape(-1, n_editors).mean(0)
         out[f"editor_ranking_{regime}_{mode}"] = agreement(per_editor, truth["overall"].reshape(-1, n_editors).mean(0))
         if regime == "small":
