@@ -4,6 +4,7 @@ and ``evaluate`` writing as it goes, resuming, and recording failed attempts."""
 import base64
 import io
 import json
+import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -170,7 +171,10 @@ def test_endpoint_failures_are_chat_errors(item, script, hang, match):
 
 def test_evaluate_writes_as_it_goes_records_failures_and_resumes(item, tmp_path):
     path = tmp_path / "scores.jsonl"
-    unreachable = LMMJudge(client("http://127.0.0.1:9/v1", timeout_s=0.5))  # port 9: nothing listens
+    with socket.socket() as probe:  # a port that was free a moment ago: nothing listens there
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    unreachable = LMMJudge(client(f"http://127.0.0.1:{port}/v1", timeout_s=0.5))
     edits = [("a", item, item.reference), ("b", item, item.source)]
     assert evaluate(unreachable, edits, "whole", path) == {}
     rows = [json.loads(line) for line in path.read_text().splitlines()]

@@ -215,10 +215,10 @@ def make_instruction(kind: str, objects: list[Shape], size: int, rng: np.random.
     if kind == "remove":
         return Instruction(kind, 0, None, f"Remove the {target.name}.")
     if kind == "replace":
-        shape, color = next((s, c) for s, c in rng.permutation([(s, c) for s in SHAPES for c in COLORS]).tolist()
-                            if s != target.shape and (s, c) not in taken)  # fmt: skip
-        after = replace(target, shape=shape, color=color, radius=_radius(shape, SHAPE_AREA[target.shape]
-                        * target.radius**2 / size**2, size))  # fmt: skip
+        options = [(s, c) for s in SHAPES for c in COLORS if s != target.shape and (s, c) not in taken]
+        shape, color = options[int(rng.integers(len(options)))]
+        area_px = SHAPE_AREA[target.shape] * target.radius**2  # the new object keeps the target's area
+        after = replace(target, shape=shape, color=color, radius=float(np.sqrt(area_px / SHAPE_AREA[shape])))
         return Instruction(kind, 0, after, f"Replace the {target.name} with a {after.name}.")
     if kind == "color":
         color = str(rng.choice([c for c in COLORS if c != target.color and (target.shape, c) not in taken]))
@@ -271,6 +271,8 @@ def make_item(kind: str, size: int, area_range: tuple[float, float], rng: np.ran
         reference = render(photo, apply_instruction(objects, instruction))
         if np.abs(reference - source).max(axis=-1).sum() > 0:
             break
+    else:
+        raise RuntimeError(f"no {kind!r} edit that changes the image in 10 scenes with area_range={area}")
     before = [shape_mask(objects[instruction.target], size)] if instruction.target >= 0 else []
     after = [shape_mask(instruction.after, size)] if instruction.after is not None else []
     region = edit_region(source, reference, before + after)

@@ -94,13 +94,15 @@ def _altered(item: EditItem, index: int, wrong_attribute: bool, rng: np.random.G
     if ins.type == "remove":
         if not wrong_attribute:
             return Instruction("remove", index, None, ins.text)
-        mean = item.photo[item.region].mean(0)  # a flat blob of the background colour, not a removal
-        blob = min(COLORS, key=lambda c: float(np.sum((np.asarray(COLORS[c]) - mean) ** 2)))
-        return Instruction("color", index, replace(obj, color=_other(COLORS, obj.color) if blob == obj.color
-                                                   else blob), ins.text)  # fmt: skip
+        # a flat blob in the palette colour nearest the background it should have revealed, not a removal
+        mean = item.photo[item.region].mean(0)
+        blob = min(
+            (c for c in COLORS if c != obj.color), key=lambda c: float(np.sum((np.asarray(COLORS[c]) - mean) ** 2))
+        )
+        return Instruction("color", index, replace(obj, color=blob), ins.text)
     if ins.type == "replace":
-        after = replace(obj, shape=_other(SHAPES, obj.shape, after.shape) if wrong_attribute else after.shape,
-                        color=after.color if after.color != obj.color else _other(COLORS, obj.color))  # fmt: skip
+        shape = _other(SHAPES, obj.shape, after.shape) if wrong_attribute else after.shape
+        after = replace(obj, shape=shape, color=after.color if after.color != obj.color else _other(COLORS, obj.color))
     elif ins.type == "color":
         after = replace(obj, color=_other(COLORS, obj.color, after.color) if wrong_attribute else after.color)
         after = after if after.color != obj.color else replace(obj, color=_other(COLORS, obj.color))
