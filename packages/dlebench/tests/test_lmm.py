@@ -153,6 +153,21 @@ def test_image_client_sends_png_image_parts(item):
     np.testing.assert_array_equal(decoded, np.round(item.reference * 255).astype(np.uint8))
 
 
+def test_tool_mode_over_http_resends_the_conversation_with_its_images(item):
+    script = [
+        (200, completion('I will look closer. {"tool": "zoom", "box": [8, 8, 40, 40]}')),
+        (200, completion(reply(2, 3))),
+    ]
+    with FakeServer(script) as server:
+        assert LMMJudge(client(server.url), view_size=24).score(item, item.source, "tool") == Scores(2, 3)
+    first, second = (r["messages"] for r in server.requests)
+    assert [m["role"] for m in second] == ["system", "user", "assistant", "user"]
+    assert second[:2] == first  # the endpoint is stateless: the first turn and its two images again
+    assert [p["type"] for p in second[3]["content"]] == ["text", "image_url", "image_url"]
+    zoomed = base64.b64decode(second[3]["content"][1]["image_url"]["url"].split(",", 1)[1])
+    assert np.asarray(Image.open(io.BytesIO(zoomed))).shape == (24, 24, 3)
+
+
 def test_image_client_needs_one_image_list_per_message():
     with pytest.raises(ValueError, match="images="):
         client("http://127.0.0.1:9/v1").chat_images([{"role": "user", "content": "hi"}], [[], []])
