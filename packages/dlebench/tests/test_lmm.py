@@ -5,17 +5,16 @@ import base64
 import io
 import json
 import socket
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from icml26_dlebench.data import SMALL_AREA, make_item
-from icml26_dlebench.lmm import ImageChatClient, ImageChatModel, LMMJudge, evaluate, parse_reply, system_prompt
+from icml26_dlebench.lmm import LMMJudge, evaluate, parse_reply, system_prompt
 from icml26_dlebench.method import MetricJudge, Scores, zoom
-from icml26_shared import ChatError
+from icml26_shared import ChatCompletionsClient, ChatError
+from icml26_shared.testing import FakeChatServer
 from PIL import Image
 
 
@@ -24,14 +23,28 @@ def item():
     return make_item("material", 64, SMALL_AREA, np.random.default_rng(2))
 
 
+def decode(part):
+    """The RGB array of a PNG ``image_url`` content part."""
+    png = base64.b64decode(part["image_url"]["url"].split(",", 1)[1])
+    return np.asarray(Image.open(io.BytesIO(png)))
+
+
+def split(message):
+    """(text, images) of a message whose content is a string or content parts."""
+    if isinstance(message["content"], str):
+        return message["content"], []
+    text, *images = message["content"]
+    return text["text"], [decode(part) for part in images]
+
+
 class Scripted:
-    """An ImageChatModel answering from a script; records what it was sent."""
+    """A ChatModel answering from a script; records (texts, images) per message of each call."""
 
     def __init__(self, *replies):
         self.replies, self.calls = list(replies), []
 
-    def chat_images(self, messages, images):
-        self.calls.append(([dict(m) for m in messages], [list(i) for i in images]))
+    def chat(self, messages):
+        self.calls.append([split(m) for m in messages])
         return self.replies.pop(0)
 
 
@@ -57,20 +70,21 @@ def test_whole_and_oracle_modes_send_the_rubric_and_their_images(item):
     for mode, n_images in (("whole", 2), ("oracle", 6)):
         chat = Scripted(reply(4, 5))
         assert LMMJudge(chat, view_size=32).score(item, item.reference, mode) == Scores(4, 5)
-        messages, images = chat.calls[0]
-        assert messages[0] == {"role": "system", "content": system_prompt()}
-        assert item.instruction.text in messages[1]["content"] and "visual_consistency" in messages[0]["content"]
-        assert [len(i) for i in images] == [0, n_images]
+        (system, no_images), (text, images) = chat.calls[0]
+        assert system == system_prompt() and no_images == []
+        assert item.instruction.text in text and "visual_consistency" in system
+        assert len(images) == n_images
 
 
 def test_tool_mode_answers_zoom_calls_with_enlarged_crops(item):
     chat = Scripted('{"tool": "zoom", "box": [0, 0, 16, 16]}', reply(3, 4))
     assert LMMJudge(chat, view_size=40).score(item, item.reference, "tool") == Scores(3, 4)
-    messages, images = chat.calls[1]
-    assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
-    assert [im.shape for im in images[3]] == [(40, 40, 3), (40, 40, 3)]
-    np.testing.assert_array_equal(images[3][0], zoom(item.source, (0, 0, 16, 16), 40))
-    np.testing.assert_array_equal(images[3][1], zoom(item.reference, (0, 0, 16, 16), 40))
+    turns = chat.calls[1]
+    assert len(turns) == 4 and turns[2] == ('{"tool": "zoom", "box": [0, 0, 16, 16]}', [])
+    images = turns[3][1]
+    assert [im.shape for im in images] == [(40, 40, 3), (40, 40, 3)]
+    for got, image in zip(images, (item.source, item.reference), strict=True):  # PNG keeps the 8-bit pixels
+        np.testing.assert_array_equal(got, np.round(zoom(image, (0, 0, 16, 16), 40) * 255).astype(np.uint8))
 
 
 @pytest.mark.parametrize(
@@ -96,81 +110,32 @@ def test_judge_needs_an_image_chat_model_and_valid_settings():
         LMMJudge(Scripted(), max_tool_calls=-1)
 
 
-class FakeServer:
-    """An OpenAI-compatible endpoint on 127.0.0.1 answering from a script; ``hang`` never answers."""
-
-    def __init__(self, script=(), hang=False):
-        self.script, self.requests, self.release = list(script), [], threading.Event()
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                server.requests.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
-                if hang:
-                    server.release.wait(10)
-                    return
-                status, body = server.script.pop(0)
-                self.send_response(status)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_port}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.release.set()
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
-def completion(text):
-    return json.dumps({"choices": [{"message": {"role": "assistant", "content": text}}]}).encode()
-
-
 def client(url, **kw):
-    return ImageChatClient(url, model="fake-lmm", max_retries=0, sleep=lambda s: None, **kw)
+    return ChatCompletionsClient(url, model="fake-lmm", max_retries=0, sleep=lambda s: None, **kw)
 
 
 def test_image_client_sends_png_image_parts(item):
-    with FakeServer([(200, completion(reply(5, 4)))]) as server:
-        chat = client(server.url)
-        assert isinstance(chat, ImageChatModel)
-        assert LMMJudge(chat).score(item, item.reference, "whole") == Scores(5, 4)
-    system, user = server.requests[0]["messages"]
+    with FakeChatServer([(200, reply(5, 4))]) as server:
+        assert LMMJudge(client(server.base_url)).score(item, item.reference, "whole") == Scores(5, 4)
+    system, user = server.requests[0][2]["messages"]
     assert isinstance(system["content"], str)
     text, source, edited = user["content"]
     assert text["type"] == "text" and source["type"] == edited["type"] == "image_url"
-    png = base64.b64decode(edited["image_url"]["url"].split(",", 1)[1])
-    decoded = np.asarray(Image.open(io.BytesIO(png)))
-    np.testing.assert_array_equal(decoded, np.round(item.reference * 255).astype(np.uint8))
+    np.testing.assert_array_equal(decode(edited), np.round(item.reference * 255).astype(np.uint8))
 
 
 def test_tool_mode_over_http_resends_the_conversation_with_its_images(item):
     script = [
-        (200, completion('I will look closer. {"tool": "zoom", "box": [8, 8, 40, 40]}')),
-        (200, completion(reply(2, 3))),
+        (200, 'I will look closer. {"tool": "zoom", "box": [8, 8, 40, 40]}'),
+        (200, reply(2, 3)),
     ]
-    with FakeServer(script) as server:
-        assert LMMJudge(client(server.url), view_size=24).score(item, item.source, "tool") == Scores(2, 3)
-    first, second = (r["messages"] for r in server.requests)
+    with FakeChatServer(script) as server:
+        assert LMMJudge(client(server.base_url), view_size=24).score(item, item.source, "tool") == Scores(2, 3)
+    first, second = (request["messages"] for _, _, request in server.requests)
     assert [m["role"] for m in second] == ["system", "user", "assistant", "user"]
     assert second[:2] == first  # the endpoint is stateless: the first turn and its two images again
     assert [p["type"] for p in second[3]["content"]] == ["text", "image_url", "image_url"]
-    zoomed = base64.b64decode(second[3]["content"][1]["image_url"]["url"].split(",", 1)[1])
-    assert np.asarray(Image.open(io.BytesIO(zoomed))).shape == (24, 24, 3)
-
-
-def test_image_client_needs_one_image_list_per_message():
-    with pytest.raises(ValueError, match="images="):
-        client("http://127.0.0.1:9/v1").chat_images([{"role": "user", "content": "hi"}], [[], []])
+    assert decode(second[3]["content"][1]).shape == (24, 24, 3)
 
 
 @pytest.mark.parametrize(
@@ -179,9 +144,9 @@ def test_image_client_needs_one_image_list_per_message():
      ([], True, "timeout")],
 )  # fmt: skip
 def test_endpoint_failures_are_chat_errors(item, script, hang, match):
-    with FakeServer(script, hang) as server:
+    with FakeChatServer(script, hang=hang) as server:
         with pytest.raises(ChatError, match=match):
-            LMMJudge(client(server.url, timeout_s=0.3)).score(item, item.reference, "whole")
+            LMMJudge(client(server.base_url, timeout_s=0.3)).score(item, item.reference, "whole")
 
 
 def test_evaluate_writes_as_it_goes_records_failures_and_resumes(item, tmp_path):

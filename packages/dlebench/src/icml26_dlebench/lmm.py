@@ -1,15 +1,14 @@
 """LMM judges: the protocol's rubric and views sent to a multimodal model behind a chat endpoint.
 
-``icml26_shared.chat.ChatModel`` carries text only (each message's content is a string), so images
-travel through ``ImageChatModel.chat_images(messages, images)``: ``images[i]`` are the images attached
-to ``messages[i]``. ``ImageChatClient`` implements it on top of the shared ``ChatCompletionsClient``
-(same settings, environment variables, timeouts, retries and ``ChatError``): each image is sent as an
-OpenAI ``image_url`` content part holding a PNG data URL, after the message's text. What a judge sends,
-per mode: the system prompt with both rubrics and the answer format; the instruction; the source and
-edited images at full resolution; in ``tool`` mode the annotated region's box and a zoom tool the model
-calls with ``{"tool": "zoom", "box": [y0, x0, y1, x1]}`` (answered with both images cropped to the box
-and enlarged to ``view_size``); in ``oracle`` mode also the reference edit and the three images zoomed
-on the edit region. The SmolLM2 backend does not apply: it reads no images.
+The judge talks to any ``icml26_shared.ChatModel``; images travel inside the messages as OpenAI content
+parts (``user_message``: the text, then each image as a PNG ``image_url`` part built by the shared
+``image_part``), so the shared ``ChatCompletionsClient`` (settings, environment variables, timeouts,
+retries, ``ChatError``) sends them as they are. What a judge sends, per mode: the system prompt with both
+rubrics and the answer format; the instruction; the source and edited images at full resolution; in
+``tool`` mode the annotated region's box and a zoom tool the model calls with
+``{"tool": "zoom", "box": [y0, x0, y1, x1]}`` (answered with both images cropped to the box and enlarged
+to ``view_size``); in ``oracle`` mode also the reference edit and the three images zoomed on the edit
+region. The SmolLM2 backend does not apply: it reads no images (``LocalChatModel`` refuses image parts).
 
 ``evaluate`` runs a judge over many edits and appends each result to a JSON-lines file as it goes, so
 a long run loses nothing it collected and resumes where it stopped; a failed call is a recorded attempt.
@@ -17,17 +16,16 @@ a long run loses nothing it collected and resumes where it stopped; a failed cal
 
 from __future__ import annotations
 
-import base64
 import io
 import json
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
-from icml26_shared import ChatCompletionsClient, ChatError, check_choice, check_int, fail
+from icml26_shared import ChatError, ChatModel, check_choice, check_int, fail, image_part
 
 from .data import EditItem
 from .method import CRITERIA, LEVELS, MODES, RUBRICS, Judge, Scores, bounding_box, check_image, zoom
@@ -35,53 +33,21 @@ from .method import CRITERIA, LEVELS, MODES, RUBRICS, Judge, Scores, bounding_bo
 JSON_OBJECT = re.compile(r"\{.*\}", re.S)
 
 
-@runtime_checkable
-class ImageChatModel(Protocol):
-    """A chat model that also reads images: ``images[i]`` (H, W, 3 arrays) belong to ``messages[i]``."""
-
-    def chat_images(self, messages: Sequence[Mapping[str, str]], images: Sequence[Sequence[np.ndarray]]) -> str: ...
-
-
-def png_data_url(image: np.ndarray) -> str:
-    """``data:image/png;base64,...`` of an RGB image (float in [0, 1] or uint8)."""
+def png_bytes(image: np.ndarray) -> bytes:
+    """The PNG file of an RGB image (float in [0, 1] or uint8)."""
     from PIL import Image
 
     pixels = np.round(check_image("image", image) * 255).astype(np.uint8)
     buffer = io.BytesIO()
     Image.fromarray(pixels).save(buffer, format="PNG")
-    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+    return buffer.getvalue()
 
 
-class ImageChatClient(ChatCompletionsClient):
-    """``ChatCompletionsClient`` that attaches images as OpenAI ``image_url`` content parts.
-
-    The text of each message is checked and sent as the shared client does; the images of a message are
-    appended to it as ``[{"type": "text", ...}, {"type": "image_url", "image_url": {"url": <PNG data URL>}},
-    ...]``. Everything else (settings, retries, errors) is the shared client's.
-    """
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._images: list[list[str]] | None = None
-
-    def chat_images(self, messages: Sequence[Mapping[str, str]], images: Sequence[Sequence[np.ndarray]]) -> str:
-        if isinstance(images, np.ndarray) or len(images) != len(messages):
-            raise fail("images", type(images).__name__, f"one list of images per message ({len(messages)})")
-        self._images = [[png_data_url(image) for image in message_images] for message_images in images]
-        try:
-            return self.chat(messages)
-        finally:
-            self._images = None
-
-    def _post(self, payload: dict[str, Any]) -> tuple[int, bytes]:
-        if self._images:
-            messages = [
-                {**m, "content": [{"type": "text", "text": m["content"]}]
-                 + [{"type": "image_url", "image_url": {"url": url}} for url in urls]} if urls else m
-                for m, urls in zip(payload["messages"], self._images, strict=True)
-            ]  # fmt: skip
-            payload = {**payload, "messages": messages}
-        return super()._post(payload)
+def user_message(text: str, images: Sequence[np.ndarray] = ()) -> dict[str, Any]:
+    """A user turn: plain ``text``, or the text then one PNG ``image_url`` part per image."""
+    if not images:
+        return {"role": "user", "content": text}
+    return {"role": "user", "content": [{"type": "text", "text": text}, *(image_part(png_bytes(i)) for i in images)]}
 
 
 def system_prompt() -> str:
@@ -126,20 +92,20 @@ def check_box(box: Sequence[int], shape: tuple[int, int]) -> tuple[int, int, int
 
 
 class LMMJudge:
-    """DLEBench's judge modes with an LMM: ``score(item, edited, mode)`` through an ``ImageChatModel``.
+    """DLEBench's judge modes with an LMM: ``score(item, edited, mode)`` through a ``ChatModel`` that reads images.
 
     ``view_size``: the side of zoomed views (px); ``max_tool_calls``: zoom calls allowed in ``tool`` mode.
     """
 
-    def __init__(self, chat: ImageChatModel, view_size: int = 512, max_tool_calls: int = 3) -> None:
-        if not isinstance(chat, ImageChatModel):
-            raise fail("chat", type(chat).__name__, "an ImageChatModel (chat_images(messages, images) -> str)")
+    def __init__(self, chat: ChatModel, view_size: int = 512, max_tool_calls: int = 3) -> None:
+        if not isinstance(chat, ChatModel):
+            raise fail("chat", type(chat).__name__, "a ChatModel (chat(messages) -> str) that reads image parts")
         self.chat = chat
         self.view_size = check_int("view_size", view_size, 16)
         self.max_tool_calls = check_int("max_tool_calls", max_tool_calls, 0)
 
-    def prompt(self, item: EditItem, edited: np.ndarray, mode: str) -> tuple[list[dict], list[list[np.ndarray]]]:
-        """The first messages and their images for ``mode``."""
+    def prompt(self, item: EditItem, edited: np.ndarray, mode: str) -> list[dict[str, Any]]:
+        """The first messages for ``mode``: the system prompt, then the instruction with its images."""
         H, W = item.source.shape[:2]
         text = f"Instruction: {item.instruction.text}\nImage 1 is the source, image 2 the edited result ({H} x {W})."
         images = [item.source, edited]
@@ -155,26 +121,25 @@ class LMMJudge:
                 f"zoomed on the edit region {list(box)}."
             )
             images += [item.reference] + [zoom(im, box, self.view_size) for im in (item.source, edited, item.reference)]
-        messages = [{"role": "system", "content": system_prompt()}, {"role": "user", "content": text}]
-        return messages, [[], images]
+        return [{"role": "system", "content": system_prompt()}, user_message(text, images)]
 
     def score(self, item: EditItem, edited: np.ndarray, mode: str) -> Scores:
         check_choice("mode", mode, MODES)
         edited = check_image("edited", edited, item.source.shape[:2])
-        messages, images = self.prompt(item, edited, mode)
+        messages = self.prompt(item, edited, mode)
         for _ in range(self.max_tool_calls + 1):
-            reply = self.chat.chat_images(messages, images)
+            reply = self.chat.chat(messages)
             parsed = parse_reply(reply)
             if isinstance(parsed, Scores):
                 return parsed
             if mode != "tool":
                 raise fail("reply", reply, f"scores (the zoom tool exists in tool mode only, not {mode!r})")
             box = check_box(parsed, item.source.shape[:2])
+            zoomed = [zoom(item.source, box, self.view_size), zoom(edited, box, self.view_size)]
             messages += [
                 {"role": "assistant", "content": reply},
-                {"role": "user", "content": f"Zoom on {list(box)}: source, then edited."},
+                user_message(f"Zoom on {list(box)}: source, then edited.", zoomed),
             ]
-            images += [[], [zoom(item.source, box, self.view_size), zoom(edited, box, self.view_size)]]
         raise fail("reply", reply, f"scores after at most {self.max_tool_calls} zoom calls")
 
 
