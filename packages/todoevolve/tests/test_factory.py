@@ -17,7 +17,8 @@ def test_text_and_index_round_trips(config):
 
 
 def test_parse_tolerates_chatter_and_takes_the_first_value():
-    text = "Analysis: fan-out.\n- Topology: DAG\ninitialization = verified\nadaptation: none\nnavigation: parallel\ntopology: tree"
+    text = "Analysis: fan-out.\n- Topology: DAG\ninitialization = verified\nadaptation: none\n"
+    text += "navigation: parallel\ntopology: tree"
     assert parse_config(text) == PlannerConfig("dag", "verified", "none", "parallel")
 
 

@@ -27,7 +27,7 @@ def test_sequence_log_prob_matches_token_by_token_scoring(tiny):
     reply = "topology: dag"
     prompt = tokenizer.apply_chat_template(messages(TASK), add_generation_prompt=True)
     prompt = list(prompt["input_ids"] if hasattr(prompt, "keys") else prompt)
-    answer = tokenizer.encode(reply, add_special_tokens=False) + [0]
+    answer = [*tokenizer.encode(reply, add_special_tokens=False), 0]
     expected = 0.0
     with torch.no_grad():
         for k, token in enumerate(answer):  # brute force: one forward pass per answer token
