@@ -2,15 +2,12 @@
 (the same transformers interface as SmolLM2-135M-Instruct), plus the chat backends on a loopback fake server."""
 
 import importlib.util
-import json
 import socket
-import threading
-import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 import torch
 from icml26_shared import ChatCompletionsClient, ChatError, LocalChatModel
+from icml26_shared.testing import FakeChatServer
 from icml26_todoevolve.factory import PlannerConfig
 from icml26_todoevolve.textplanner import (
     ChatMetaPlanner,
@@ -90,44 +87,19 @@ def test_scripted_chat_model_and_bad_inputs():
         ChatMetaPlanner(Scripted("x")).propose("")
 
 
-def serve(handler_body):
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self):
-            self.rfile.read(int(self.headers["Content-Length"]))
-            status, body, delay = handler_body()
-            time.sleep(delay)
-            self.send_response(status)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            try:
-                self.wfile.write(body)
-            except BrokenPipeError:  # the client gave up (the timeout case)
-                pass
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    return server
-
-
 @pytest.mark.parametrize(
-    ("answer", "outcome"),
+    ("answer", "hang", "outcome"),
     [
-        ((200, json.dumps({"choices": [{"message": {"content": PlannerConfig("dag").render()}}]}).encode(), 0), "ok"),
-        ((200, json.dumps({"choices": [{"message": {"content": "I would rather not."}}]}).encode(), 0), "failed"),
-        ((200, b"{not json", 0), "without a chat completion"),
-        ((400, b"bad request", 0), "HTTP 400"),
-        ((200, b"{}", 2.0), "timeout"),
+        ((200, PlannerConfig("dag").render()), False, "ok"),
+        ((200, "I would rather not."), False, "failed"),
+        ((200, b"{not json"), False, "without a chat completion"),
+        ((400, b"bad request"), False, "HTTP 400"),
+        (None, True, "timeout"),
     ],
 )
-def test_chat_completions_endpoint_on_the_loopback(answer, outcome):
-    server = serve(lambda: answer)
-    try:
-        client = ChatCompletionsClient(
-            f"http://127.0.0.1:{server.server_port}/v1", "fake", timeout_s=0.5, max_retries=0
-        )
+def test_chat_completions_endpoint_on_the_loopback(answer, hang, outcome):
+    with FakeChatServer([answer] if answer else [], hang=hang) as server:
+        client = ChatCompletionsClient(server.base_url, "fake", timeout_s=0.5, max_retries=0)
         planner = ChatMetaPlanner(client)
         if outcome == "ok":
             assert planner.propose(TASK).config == PlannerConfig("dag")
@@ -136,9 +108,6 @@ def test_chat_completions_endpoint_on_the_loopback(answer, outcome):
         else:
             with pytest.raises(ChatError, match=outcome):
                 planner.propose(TASK)
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def test_unreachable_endpoint():
