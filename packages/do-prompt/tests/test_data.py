@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from icml26_do_prompt import environments, few_shot, load_foregrounds, render
 from icml26_do_prompt.data import N_ENVIRONMENTS, TEXTURES, shift
+from icml26_shared.datasets import FASHION_DIR
 
 BASE = (0, 1, 2, 3, 4)
 
@@ -67,3 +68,9 @@ def test_few_shot_draws_k_per_class():
     y = np.repeat(np.arange(5), 30)
     picked = few_shot(y, (1, 3), 16, np.random.default_rng(0))
     assert len(picked) == 32 and (np.bincount(y[picked], minlength=5) == [0, 16, 0, 16, 0]).all()
+
+
+@pytest.mark.skipif(not FASHION_DIR.is_dir(), reason="Debian's dataset-fashion-mnist is not installed")
+def test_fashion_foregrounds_are_pooled_to_16x16():
+    X, y = load_foregrounds("fashion", 50)
+    assert X.shape == (50, 16, 16) and X.min() >= 0 and X.max() <= 1 and len(y) == 50

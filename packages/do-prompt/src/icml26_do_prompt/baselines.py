@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from icml26_shared import check_int, fail
 from torch import nn
 
-from .towers import CTX_INIT, FrozenCLIP, _check_prompts
+from .towers import CTX_INIT, FrozenCLIP, check_prompts
 
 
 class ZeroShot(nn.Module):
@@ -48,7 +48,7 @@ class CoOp(nn.Module):
 
     def prompt_logits(self, clip: FrozenCLIP, tokens: torch.Tensor, class_names, prompts: torch.Tensor):
         """Logits (S, B, C) under S prompt sets ``prompts`` (S, J, n_ctx, width)."""
-        prompts = _check_prompts(prompts, clip.text.width, clip.text.layers)
+        prompts = check_prompts(prompts, clip.text.width, clip.text.layers)
         text = clip.text.encode_prompts(prompts, class_names)  # (S, C, width)
         return clip.logits(self.image_features(clip, tokens, prompts), text)
 

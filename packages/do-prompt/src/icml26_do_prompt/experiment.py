@@ -260,9 +260,9 @@ def _figure(metrics: dict[str, list[float]], out_dir: Path) -> None:
         ax.bar(np.arange(len(METHODS)) + (j - 1) * width, means, width, yerr=sems, label=label)
     ax.set_xticks(range(len(METHODS)), METHODS, fontsize=8)
     ax.set_ylabel("accuracy")
-    ax.set_ylim(0, 1)
-    ax.legend(fontsize=8, loc="lower left")
-    ax.set_title("Prompt learning on MiniLM + small CNN tower, texture-biased digits (mean ± sem)")
+    ax.set_ylim(0, 1.15)
+    ax.legend(fontsize=8, loc="upper center", ncols=3)
+    ax.set_title("Prompt learning, texture-biased digits, MiniLM text tower (mean ± sem)", fontsize=10)
     save_figure(fig, out_dir / "accuracy.png")
 
 

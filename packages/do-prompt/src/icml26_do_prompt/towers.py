@@ -25,7 +25,7 @@ TEMPLATE = "a photo of a {}."  # the hand prompt of zero-shot CLIP
 CTX_INIT = "a photo of a"  # CoOp / MaPLe context initialisation
 
 
-def _check_prompts(prompts: torch.Tensor, width: int, max_depth: int) -> torch.Tensor:
+def check_prompts(prompts: torch.Tensor, width: int, max_depth: int) -> torch.Tensor:
     """Prompts as (S, J, n_ctx, width): S prompt sets, J depths, n_ctx context tokens."""
     if prompts.ndim == 3:
         prompts = prompts[None]
@@ -115,7 +115,7 @@ class TextTower(nn.Module):
         text prompts). Gradients flow through the frozen tower into the prompts.
         """
         names = check_class_names(class_names)
-        prompts = _check_prompts(prompts, self.width, self.layers)
+        prompts = check_prompts(prompts, self.width, self.layers)
         S, J, n_ctx, _ = prompts.shape
         suffix = [self.token_ids(n) + self.token_ids(".") + [self.sep_id] for n in names]
         for s in suffix:
@@ -179,7 +179,7 @@ class ImageTower(nn.Module):
         B = tokens.shape[0]
         x = torch.cat([self.cls.expand(B, -1, -1), tokens], 1) + self.pos
         if visual_prompts is not None:
-            visual_prompts = _check_prompts(visual_prompts, self.width, self.layers)[0]
+            visual_prompts = check_prompts(visual_prompts, self.width, self.layers)[0]
         for i, block in enumerate(self.blocks):
             if visual_prompts is not None and i < len(visual_prompts):
                 v = visual_prompts[i].expand(B, -1, -1)

@@ -20,17 +20,15 @@ def build_clip(dataset: str, n_pretrain: int, epochs: int, seed: int = 0) -> Fro
     check_int("n_pretrain", n_pretrain, 10)
     check_int("epochs", epochs, 1)
     text = TextTower()
-    names = CLASS_NAMES[dataset]
     X, y = load_foregrounds(dataset)
+    captions = [CAPTION.format(c, e) for c in CLASS_NAMES[dataset] for e in ENVIRONMENT_NAMES]
+    features = text.encode(captions)  # (10 * 10, 384): row c * 10 + e
     key = fingerprint({"v": TOWER_VERSION, "dataset": dataset, "n": n_pretrain, "epochs": epochs, "seed": seed})
-    image = ImageTower(embed_dim=text.width)
-    clip = FrozenCLIP(text, image)
-    captions = [CAPTION.format(c, e) for c in names for e in ENVIRONMENT_NAMES]
-    features = clip.text.encode(captions)
     state = cached(
         f"do-prompt/image-tower-{key}",
         lambda: pretrain_image_tower(X[:n_pretrain], y[:n_pretrain], features, epochs, seed),
     )
+    image = ImageTower(embed_dim=text.width)
     image.load_state_dict(state)
     return FrozenCLIP(text, image)
 
