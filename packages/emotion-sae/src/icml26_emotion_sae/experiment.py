@@ -340,6 +340,7 @@ def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
 def _figure(out: dict[str, list[float]], config: Config, out_dir: Path) -> None:
     """Target probability per condition and emotion; the validation sweeps (probability vs content)."""
     fig, axes = new_figure(ncols=2, size=(4.6, 3.4))
+    axes = axes.ravel()
     conditions = ("unsteered", "random", "top1", "global", "sae", "label")
     width = 0.8 / len(conditions)
     for i, name in enumerate(conditions):
