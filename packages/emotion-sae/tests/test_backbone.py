@@ -31,7 +31,7 @@ def test_cached_generation_equals_full_recompute_with_a_hook():
 
 def test_hook_edits_the_residual_after_its_block():
     model = tiny()
-    tokens = torch.tensor([model.vocab.prompt([1, 2, 3], "sad") + [0, 5, 7]])
+    tokens = torch.tensor([[*model.vocab.prompt([1, 2, 3], "sad"), 0, 5, 7]])
     with torch.no_grad():
         plain = model(tokens)
         torch.testing.assert_close(model(tokens, lambda h: h, 1), plain)
@@ -53,7 +53,9 @@ def test_prompt_layout_and_lengths():
 
 def test_training_learns_a_fixed_mapping():
     model = tiny().train()
-    seqs = torch.tensor([model.vocab.training_sequence([i % 20], "neutral", np.array([i % 24, (i + 1) % 24])) for i in range(20)])
+    seqs = torch.tensor(
+        [model.vocab.training_sequence([i % 20], "neutral", np.array([i % 24, (i + 1) % 24])) for i in range(20)]
+    )
     losses = train_tts(model, seqs, steps=150, batch=20, lr=1e-2, generator=torch.Generator().manual_seed(0))
     assert losses[-1] < 0.25 * losses[0]
 

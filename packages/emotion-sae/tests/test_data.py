@@ -1,5 +1,7 @@
 """The prosody synthesiser and the k-means semantic tokens."""
 
+import itertools
+
 import numpy as np
 import pytest
 from icml26_emotion_sae.data import (
@@ -16,7 +18,7 @@ from icml26_emotion_sae.data import (
 def test_texts_never_repeat_a_phone_and_frames_read_back():
     rng = np.random.default_rng(0)
     for text in random_texts(50, rng):
-        assert all(a != b for a, b in zip(text, text[1:])) and 5 <= len(text) <= 9
+        assert all(a != b for a, b in itertools.pairwise(text)) and 5 <= len(text) <= 9
         for emotion in EMOTIONS:
             frames = synthesise_prosody(text, emotion, rng)
             assert len(frames) == len(text) * PROSODY[emotion].frames_per_phone

@@ -3,7 +3,9 @@
 import json
 
 import pytest
+import torch
 from icml26_emotion_sae.experiment import CLAIMS, CONFIGS, EXPERIMENT, Config, _operating_point
+from icml26_emotion_sae.pipeline import build_world
 
 
 def test_smoke_run_writes_results(tmp_path, monkeypatch):
@@ -20,9 +22,11 @@ def test_smoke_run_writes_results(tmp_path, monkeypatch):
     for name in ("induction_target_prob", "induction_content", "random_abs_effect", "f0_sign_agreement"):
         assert all(0 <= v <= 1 for v in metrics[name]["per_seed"])
     assert all(v <= 1 for v in metrics["sae_explained_variance"]["per_seed"])
-    # a second run reads the cached tokenizer, backbone and SAE and measures the same numbers
-    again = EXPERIMENT.run("smoke", tmp_path / "again")
-    assert again.metrics["induction_target_prob"] == record.metrics["induction_target_prob"]
+    # a second build reads the cached tokenizer, backbone and SAE
+    first, second = (build_world(CONFIGS["smoke"], 0) for _ in range(2))
+    torch.testing.assert_close(first.sae.W_dec, second.sae.W_dec)
+    torch.testing.assert_close(first.tts.head.weight, second.tts.head.weight)
+    assert len(list((tmp_path / "cache" / "cached" / "emotion-sae").glob("*.safetensors"))) == 3
 
 
 def test_operating_point_rule():

@@ -130,7 +130,9 @@ def test_saelens_layout():
     }
 
 
-@pytest.mark.parametrize(("kwargs", "name"), [({"k": 0}, "k"), ({"k": 33}, "k"), ({"d_sae": 0}, "d_sae"), ({"d_in": 0}, "d_in")])
+@pytest.mark.parametrize(
+    ("kwargs", "name"), [({"k": 0}, "k"), ({"k": 33}, "k"), ({"d_sae": 0}, "d_sae"), ({"d_in": 0}, "d_in")]
+)
 def test_sae_rejects_bad_sizes(kwargs, name):
     args = {"d_in": 8, "d_sae": 32, "k": 4, **kwargs}
     with pytest.raises(ValueError, match=f"{name}="):

@@ -17,7 +17,10 @@ SAMPLE_RATE = 8000
 HOP = SAMPLE_RATE // 25  # one semantic-token frame = 40 ms = 320 samples
 F0_RANGE = (60.0, 400.0)  # search range of the pitch tracker, Hz
 FORMANTS = np.stack(  # (N_PHONES, 2): F1 in 300..850 Hz, F2 in 900..2500 Hz, a fixed vowel-like table
-    [300 + 550 * ((np.arange(N_PHONES) * 7) % N_PHONES) / N_PHONES, 900 + 1600 * ((np.arange(N_PHONES) * 3) % N_PHONES) / N_PHONES],
+    [
+        300 + 550 * ((np.arange(N_PHONES) * 7) % N_PHONES) / N_PHONES,
+        900 + 1600 * ((np.arange(N_PHONES) * 3) % N_PHONES) / N_PHONES,
+    ],
     axis=1,
 )
 N_HARMONICS = 30

@@ -2,9 +2,10 @@
 
 A causal transformer reads ``[text phones][emotion token][BOS]`` and generates semantic tokens
 autoregressively until EOS. Hidden states are read and edited through one hook on the residual stream
-after block ``layer`` (from the emotion token on: the edit also reaches the emotion token's state, which
-later blocks could otherwise read the original emotion from) (``forward(tokens, hook=..., layer=...)``): the ``HiddenStateBackbone`` interface a
-real model (IndexTTS2, CosyVoice) would implement with a forward hook on the same point.
+after block ``layer`` (``forward(tokens, hook=..., layer=...)``), from the emotion token on: the edit also
+reaches the emotion token's state, which later blocks could otherwise read the original emotion from.
+This is the ``HiddenStateBackbone`` interface a real model (IndexTTS2, CosyVoice) would implement with a
+forward hook on the same point.
 
 Sequence layout (left-padded so that every prompt ends at the same position)::
 
@@ -58,10 +59,14 @@ class Vocabulary:
 
     def prompt(self, text: list[int], emotion: str) -> list[int]:
         text = check_text(text)
-        return [self.pad] * (MAX_PHONES - len(text)) + [self.phone0 + p for p in text] + [
-            self.emotion0 + emotion_index(emotion),
-            self.bos,
-        ]
+        return (
+            [self.pad] * (MAX_PHONES - len(text))
+            + [self.phone0 + p for p in text]
+            + [
+                self.emotion0 + emotion_index(emotion),
+                self.bos,
+            ]
+        )
 
     def training_sequence(self, text: list[int], emotion: str, semantic: np.ndarray) -> list[int]:
         """Prompt + semantic tokens + EOS, right-padded to the longest utterance."""

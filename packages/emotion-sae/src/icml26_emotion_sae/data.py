@@ -46,7 +46,9 @@ def emotion_index(emotion: str) -> int:
     return EMOTIONS.index(check_choice("emotion", emotion, EMOTIONS))
 
 
-def random_texts(n: int, rng: np.random.Generator, min_phones: int = 5, max_phones: int = MAX_PHONES) -> list[list[int]]:
+def random_texts(
+    n: int, rng: np.random.Generator, min_phones: int = 5, max_phones: int = MAX_PHONES
+) -> list[list[int]]:
     """``n`` random sentences of ``min_phones``..``max_phones`` phones, no phone twice in a row (so that the
     phone sequence can be read back from frames by collapsing repeats)."""
     check_int("n", n, 1)

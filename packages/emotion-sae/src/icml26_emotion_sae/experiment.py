@@ -92,7 +92,7 @@ class Config(BaseConfig):
 
 CONFIGS = {
     "smoke": Config(
-        seeds=(0, 1),
+        seeds=(0,),
         n_tokens=32,
         kmeans_frames=500,
         n_train_texts=30,
@@ -263,10 +263,10 @@ def measure_seed(config: Config, seed: int) -> dict[str, float]:
         unit = (c[F] @ sae.W_dec[F]).norm().item()  # ||delta h|| of "add" steering at strength 1
         md = mean_difference(world.states[is_e][mask[is_e]], world.states[neutral][mask[neutral]])
 
-        def sae_hook(alpha, features=F):
+        def sae_hook(alpha, features=F, c=c):
             return feature_intervention(sae, features, "add", alpha, c)
 
-        def md_hook(alpha):
+        def md_hook(alpha, md=md, unit=unit):
             return global_steering(md, alpha * unit)
 
         chosen = {}
@@ -314,7 +314,9 @@ def measure_seed(config: Config, seed: int) -> dict[str, float]:
     )
     out["sae_minus_global_target_prob"] = out["sae_target_prob"] - out["global_target_prob"]
     out["topm_minus_top1_target_prob"] = out["sae_target_prob"] - out["top1_target_prob"]
-    out["random_abs_effect"] = float(np.mean([abs(out[f"random_{e}_prob"] - out[f"unsteered_{e}_prob"]) for e in TARGETS]))
+    out["random_abs_effect"] = float(
+        np.mean([abs(out[f"random_{e}_prob"] - out[f"unsteered_{e}_prob"]) for e in TARGETS])
+    )
     out["f0_best_abs_r"] = float(max(abs(out[f"f0_{e}_best_r"]) for e in TARGETS))
     out["f0_sign_agreement"] = float(
         np.mean([np.sign(out[f"f0_{e}_shift_log2"]) == np.sign(out[f"f0_{e}_best_r"]) for e in TARGETS])

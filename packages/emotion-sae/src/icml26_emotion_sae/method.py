@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 from icml26_shared import check_closed_interval, check_int, check_number, check_positive, fail

@@ -96,7 +96,9 @@ def build_world(config, seed: int) -> World:
     sample = np.random.default_rng(derive(seed, "kmeans")).choice(len(all_frames), config.kmeans_frames, replace=False)
     centroids = cached(
         f"emotion-sae/tokenizer-{key}",
-        lambda: {"centroids": SemanticTokenizer.fit(all_frames[sample], config.n_tokens, derive(seed, "kmeans")).centroids},
+        lambda: {
+            "centroids": SemanticTokenizer.fit(all_frames[sample], config.n_tokens, derive(seed, "kmeans")).centroids
+        },
     )["centroids"]
     tokenizer = SemanticTokenizer(centroids)
     train.tokenize(tokenizer)
