@@ -112,7 +112,7 @@ CONFIGS = {
         n_val=3,
         n_test=4,
     ),
-    "quick": Config(seeds=(0, 1, 2), workers=2),
+    "quick": Config(seeds=(0, 1, 2), workers=3),
     "paper": Config(
         seeds=(0, 1, 2, 3, 4),
         n_tokens=256,
