@@ -48,10 +48,10 @@ class Config(BaseConfig):
     t_max: int = 5
     captcha_episodes: int = 80  # scripted-solver episodes per CAPTCHA type
     weak_episodes: int = 50  # weaker-policy episodes per CAPTCHA type (self-correction data)
-    general_episodes: int = 200  # scripted episodes per general GUI task
+    general_episodes: int = 300  # scripted episodes per general GUI task
     mistake_rate: float = 0.5
     mixture: tuple[float, float, float] = (1.0, 0.3, 1.0)  # CAPTCHA : self-correction : general
-    base_epochs: int = 8
+    base_epochs: int = 16
     finetune_epochs: int = 3
     lr: float = 3e-3
     batch_size: int = 32
