@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 from icml26_recap import CAPTCHA_TYPES, ModularPipeline, ReCAPAgent, TypeClassifier, collect, sft_samples
-from icml26_recap.baselines import train_classifier
+from icml26_recap.baselines import CLASSIFIER_STEPS, train_classifier
 from icml26_recap.method import tokens
 
 
@@ -15,7 +15,7 @@ def _captcha_samples(episodes, seed, split="train"):
 def test_type_classifier_tells_the_seven_types_apart():
     torch.manual_seed(0)
     classifier = TypeClassifier()
-    train_classifier(classifier, _captcha_samples(3, 0), epochs=5, seed=0)
+    train_classifier(classifier, _captcha_samples(3, 0), CLASSIFIER_STEPS, seed=0)
     test = _captcha_samples(4, 1, "test")
     image = torch.from_numpy(np.stack([s.image for s in test])).permute(0, 3, 1, 2)
     predicted = classifier(image, torch.tensor([tokens(s.instruction) for s in test])).argmax(-1).tolist()
@@ -45,5 +45,7 @@ def test_pipeline_bad_inputs():
         ModularPipeline(TypeClassifier(), {"text": ReCAPAgent(64, 8, 16)})
     with pytest.raises(ValueError, match="samples="):
         train_classifier(TypeClassifier(), [], 1, 0)
+    with pytest.raises(ValueError, match="steps="):
+        train_classifier(TypeClassifier(), sft_samples(collect("text", 1, 0)), 0, 0)
     with pytest.raises(ValueError, match="kind="):
         train_classifier(TypeClassifier(), sft_samples(collect("type_field", 1, 0)), 1, 0)

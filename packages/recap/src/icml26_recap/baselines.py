@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-from icml26_shared import check_choice, fail
+from icml26_shared import check_choice, check_int, fail
 from torch import nn
 from torch.nn import functional as F
 
@@ -19,6 +19,8 @@ from .data import Sample
 from .env import Observation
 from .method import VOCAB, AgentPolicy, ReCAPAgent, tokens, train
 from .tasks import CAPTCHA_TYPES
+
+CLASSIFIER_STEPS = 20  # the prompt words alone tell the seven types apart
 
 
 class TypeClassifier(nn.Module):
@@ -38,8 +40,8 @@ class TypeClassifier(nn.Module):
         return self.linear(torch.cat([f.mean((2, 3)), f.amax((2, 3)), self.words(words)], 1))
 
 
-def train_classifier(classifier: TypeClassifier, samples: list[Sample], epochs: int, seed: int) -> list[float]:
-    """Cross-entropy training of the type classifier on the screenshots of ``samples`` (full batch, Adam)."""
+def train_classifier(classifier: TypeClassifier, samples: list[Sample], steps: int, seed: int) -> list[float]:
+    """``steps`` full-batch Adam steps of cross-entropy on the screenshots and prompts of ``samples``."""
     if not samples:
         raise fail("samples", samples, "a non-empty list of CAPTCHA samples")
     image = torch.from_numpy(np.stack([s.image for s in samples])).permute(0, 3, 1, 2)
@@ -48,7 +50,7 @@ def train_classifier(classifier: TypeClassifier, samples: list[Sample], epochs: 
     torch.manual_seed(seed)
     optimiser = torch.optim.Adam(classifier.parameters(), lr=1e-2)
     losses = []
-    for _ in range(epochs * 10):
+    for _ in range(check_int("steps", steps, 1)):
         value = F.cross_entropy(classifier(image, words), target)
         optimiser.zero_grad()
         value.backward()
@@ -72,7 +74,7 @@ class ModularPipeline:
     ) -> ModularPipeline:
         """Train the classifier and each type's specialist on the CAPTCHA samples of that type."""
         classifier = TypeClassifier()
-        train_classifier(classifier, samples, epochs, seed)
+        train_classifier(classifier, samples, CLASSIFIER_STEPS, seed)
         solvers = {}
         for i, kind in enumerate(CAPTCHA_TYPES):
             torch.manual_seed(seed + i)
