@@ -42,10 +42,6 @@ class Step:
     error: str
     next_observation: Observation
 
-    @property
-    def done(self) -> bool:
-        return self.status == "solved"
-
 
 class CaptchaEnv:
     """One CAPTCHA type (or general GUI task) as an episodic environment.

@@ -36,10 +36,6 @@ class Episode:
     reflections: list[str]
     solved: bool
 
-    @property
-    def steps_to_solve(self) -> int | None:
-        return len(self.statuses) if self.solved else None
-
 
 def run_episodes(
     policy: Policy,

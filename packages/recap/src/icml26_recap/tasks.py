@@ -472,14 +472,11 @@ class ClickButtonTask(Task):
         return Action("click", cx, cy)
 
 
-class TypeFieldTask(Task):
+class TypeFieldTask(TextTask):
     """General GUI: a form field shows a number; type it (clean text)."""
 
     def __init__(self) -> None:
-        super().__init__("type_field", False, False, "type")
-
-    def new(self, rng, split):
-        return {**self._base(rng, split), "answer": "".join(str(d) for d in rng.integers(0, 10, 3))}
+        Task.__init__(self, "type_field", False, False, "type")
 
     def instruction(self, state):
         return ("type", "the", "number", "in", "field")
@@ -489,9 +486,6 @@ class TypeFieldTask(Task):
         ImageDraw.Draw(canvas).rectangle((6, 22, 57, 42), fill=(255, 255, 255), outline=(90, 90, 90))
         draw_glyph(canvas, state["answer"], (32, 32), 14)
         return canvas
-
-    verify = TextTask.verify
-    mistake = TextTask.mistake
 
     def oracle(self, state):
         return Action("type", text=state["answer"]), f"The field shows {state['answer']}."
