@@ -1,0 +1,53 @@
+"""The smoke run end to end, the results.json schema, and the experiment's bad inputs."""
+
+import json
+
+import pytest
+from icml26_recap.experiment import CAPTCHA_KINDS, CLAIMS, CONFIGS, EXPERIMENT, GENERAL_KINDS, MULTI_STEP_KINDS, Config
+from icml26_recap.tasks import CAPTCHA_TYPES, GENERAL_TASKS, MULTI_STEP_TYPES
+
+
+def test_smoke_run_writes_results(tmp_path, monkeypatch):
+    monkeypatch.setenv("ICML26_CACHE", str(tmp_path / "cache"))
+    record = EXPERIMENT.run("smoke", tmp_path)
+    data = json.loads((tmp_path / "results.json").read_text())
+    assert data["paper"] == "recap" and data["config_name"] == "smoke"
+    assert {c["id"] for c in data["claims"]} == {c.id for c in CLAIMS}
+    assert all(c["verdict"] in {"holds", "fails", "inconclusive"} for c in data["claims"])
+    assert record.claims == data["claims"] and data["figures"] == ["recap_claims.png"]
+    metrics = data["metrics"]
+    for variant in ("base", "sft", "recap", "recap_no_general", "pipeline"):
+        assert 0 <= metrics[f"{variant}_captcha_success"]["mean"] <= 1
+        assert 0 <= metrics[f"{variant}_general_accuracy"]["mean"] <= 1
+    assert metrics["recap_minus_sft"]["per_seed"][0] == pytest.approx(
+        metrics["recap_captcha_success"]["per_seed"][0] - metrics["sft_captcha_success"]["per_seed"][0]
+    )
+    # a second run loads the trained weights from the cache and measures the same numbers
+    again = EXPERIMENT.run("smoke", tmp_path / "again")
+    assert again.metrics == record.metrics
+
+
+def test_configs_and_the_task_lists_agree():
+    assert set(CONFIGS) == {"smoke", "quick", "paper"} and len(CONFIGS["quick"].seeds) >= 3
+    assert (CAPTCHA_KINDS, GENERAL_KINDS, MULTI_STEP_KINDS) == (CAPTCHA_TYPES, GENERAL_TASKS, MULTI_STEP_TYPES)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        ({"size": 96}, "size"),
+        ({"size": 32}, "size"),
+        ({"t_max": 2}, "t_max"),
+        ({"captcha_episodes": 0}, "captcha_episodes"),
+        ({"mistake_rate": 0.0}, "mistake_rate"),
+        ({"mixture": (0.0, 0.3, 1.0)}, "mixture"),
+        ({"mixture": (1.0, -0.3, 1.0)}, "mixture"),
+        ({"finetune_epochs": 0}, "finetune_epochs"),
+        ({"lr": 0.0}, "lr"),
+        ({"workers": 0}, "workers"),
+        ({"seeds": ()}, "seeds"),
+    ],
+)
+def test_config_rejects_bad_values(kwargs, name):
+    with pytest.raises(ValueError, match=f"{name}="):
+        Config(**kwargs)

@@ -1,0 +1,64 @@
+"""The agent: shapes, target encoding, decoding, and that training fits a small set."""
+
+import numpy as np
+import pytest
+import torch
+from icml26_recap import AgentPolicy, ReCAPAgent, collect, sft_samples, train
+from icml26_recap.method import GRID, batch, tokens
+
+
+def test_forward_shapes():
+    agent = ReCAPAgent(64, width=8, hidden=16)
+    b = batch(sft_samples(collect("drag_match", 3, 0)), 64)
+    out = agent(b["image"], b["words"], b["context"])
+    assert out["reflection"].shape == (3, 7) and out["kind"].shape == (3, 3)
+    assert out["points"].shape == (3, 3, GRID * GRID) and out["text"].shape == (3, 4, 11)
+
+
+def test_batch_encodes_only_the_parts_an_action_has():
+    samples = sft_samples(collect("slider", 1, 0) + collect("text", 1, 0))
+    b = batch(samples, 64)
+    assert (b["points"][0, 0], b["text"][0, 0]) == (-100, -100)  # a drag has no click point and no text
+    start = b["points"][0, 1].item()
+    a = samples[0].action
+    assert (start % GRID, start // GRID) == (int(a.x // 4), int(a.y // 4))
+    assert b["text"][1].tolist() == [int(c) for c in samples[1].action.text] + [10]
+
+
+def test_training_fits_a_small_set_and_the_policy_replays_it():
+    torch.manual_seed(0)
+    samples = sft_samples(collect("drag_slider", 12, 0))
+    agent = ReCAPAgent(64, width=16, hidden=64)
+    losses = train(agent, samples, epochs=60, lr=3e-3, batch_size=12, seed=0)
+    assert np.mean(losses[-5:]) < 0.2 * np.mean(losses[:5])
+    actions, reflections = AgentPolicy(agent).act([s_obs(s) for s in samples], np.stack([s.context for s in samples]))
+    hits = [abs(a.x2 - s.action.x2) <= 2 and a.kind == "drag" for a, s in zip(actions, samples, strict=True)]
+    assert np.mean(hits) >= 0.9 and set(reflections) == {"none"}
+
+
+def s_obs(sample):
+    from icml26_recap import Observation
+
+    return Observation(sample.image, sample.instruction)
+
+
+def test_policy_points_lie_on_the_screen_at_cell_centres():
+    agent = ReCAPAgent(128, width=8, hidden=16)
+    samples = sft_samples(collect("click_button", 4, 0, size=128), size=128)
+    actions, _ = AgentPolicy(agent).act([s_obs(s) for s in samples], np.stack([s.context for s in samples]))
+    for a in actions:
+        assert all(0 <= v < 128 and (v + 0.5) % 8 == 4 for p in a.points() for v in p)
+
+
+def test_bad_inputs():
+    with pytest.raises(ValueError, match="size="):
+        ReCAPAgent(48)
+    with pytest.raises(ValueError, match="samples="):
+        batch([], 64)
+    with pytest.raises(ValueError, match="instruction="):
+        tokens(("a",) * 7)
+    with pytest.raises(ValueError, match="epochs="):
+        train(ReCAPAgent(64, 8, 16), sft_samples(collect("text", 1, 0)), epochs=0)
+    samples = sft_samples(collect("text", 1, 0, size=128), size=128)
+    with pytest.raises(ValueError, match="image="):
+        AgentPolicy(ReCAPAgent(64, 8, 16)).act([s_obs(samples[0])], samples[0].context[None])
