@@ -1,14 +1,13 @@
 """The LMM hook: a ChatModel as the agent, through a scripted model and the OpenAI-compatible client on the
 loopback (no real network)."""
 
-import json
-import threading
-from http.server import BaseHTTPRequestHandler, HTTPServer
+import base64
 
 import pytest
 from icml26_recap import CaptchaEnv, ChatPolicy, run_episodes
-from icml26_recap.lmm import describe_context, png_data_url
+from icml26_recap.lmm import describe_context, png_bytes
 from icml26_shared import ChatCompletionsClient, ChatError
+from icml26_shared.testing import FakeChatServer
 
 
 class ScriptedModel:
@@ -28,8 +27,9 @@ def test_chat_policy_solves_with_a_perfect_model_and_sees_the_screenshot():
     model = ScriptedModel(env, prefix="Reflection: none\n")
     actions, reflections = ChatPolicy(model).act([obs], describe_context_input())
     assert env.step(actions[0]).status == "solved" and reflections == ["none"]
-    user = model.seen[0][1]["content"]
-    assert "drag knob to rotate upright" in user and png_data_url(obs.image) in user
+    text, image = model.seen[0][1]["content"]
+    assert "drag knob to rotate upright" in text["text"]
+    assert base64.b64decode(image["image_url"]["url"].split(",", 1)[1]) == png_bytes(obs.image)
 
 
 def describe_context_input():
@@ -63,41 +63,16 @@ def test_chat_policy_rejects_a_non_chat_model():
         ChatPolicy(object())
 
 
-class _Handler(BaseHTTPRequestHandler):
-    reply = b""
-
-    def do_POST(self):
-        self.rfile.read(int(self.headers["Content-Length"]))
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.end_headers()
-        self.wfile.write(self.reply)
-
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture
-def server():
-    httpd = HTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield httpd
-    httpd.shutdown()
-    httpd.server_close()
-
-
-def test_openai_compatible_endpoint_on_the_loopback(server):
-    url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    content = "Action: type(content='123')"
-    _Handler.reply = json.dumps({"choices": [{"message": {"content": content}}]}).encode()
-    policy = ChatPolicy(ChatCompletionsClient(url, "fake-vlm", max_retries=0))
-    env = CaptchaEnv("type_field", seed=0)
-    actions, _ = policy.act([env.reset()], describe_context_input())
-    assert actions[0].to_string() == "type(content='123')"
-    _Handler.reply = b"{not json"
-    with pytest.raises(ChatError, match="without a chat completion"):
-        policy.act([env.observation], describe_context_input())
+def test_openai_compatible_endpoint_on_the_loopback():
+    with FakeChatServer([(200, "Action: type(content='123')"), (200, b"{not json")]) as server:
+        policy = ChatPolicy(ChatCompletionsClient(server.base_url, "fake-vlm", max_retries=0))
+        env = CaptchaEnv("type_field", seed=0)
+        actions, _ = policy.act([env.reset()], describe_context_input())
+        assert actions[0].to_string() == "type(content='123')"
+        with pytest.raises(ChatError, match="without a chat completion"):
+            policy.act([env.observation], describe_context_input())
+    sent = server.requests[0][2]["messages"][1]["content"]
+    assert [part["type"] for part in sent] == ["text", "image_url"]
 
 
 def test_unreachable_endpoint_is_a_clear_error(tmp_path):

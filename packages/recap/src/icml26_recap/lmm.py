@@ -1,8 +1,8 @@
 """An LMM as the agent: any ``icml26_shared.chat.ChatModel`` (an OpenAI-compatible endpoint, a scripted fake).
 
-The prompt carries the instruction, the screen size, the previous action and its status, and the
-screenshot as a PNG data URL inside the text (the shared ``ChatModel`` protocol carries text content only;
-a vision endpoint that needs structured image parts would need that protocol extended). The reply is read
+The prompt carries the instruction, the screen size, the previous action and its status as text, then the
+screenshot as an OpenAI ``image_url`` content part (a PNG data URL, the shared ``image_part``), which the
+shared ``ChatCompletionsClient`` sends to a vision endpoint as it is. The reply is read
 with ``parse_action``; a reply that does not parse becomes an invalid attempt (``None``), recorded by the
 environment as a step, and a ``Reflection: <category>`` line, when present, is kept as the reflection.
 Transport failures (unreachable or slow endpoint, malformed JSON) raise ``ChatError`` from the client.
@@ -10,12 +10,12 @@ Transport failures (unreachable or slow endpoint, malformed JSON) raise ``ChatEr
 
 from __future__ import annotations
 
-import base64
 import io
 import re
+from typing import Any
 
 import numpy as np
-from icml26_shared import ChatModel, fail
+from icml26_shared import ChatModel, fail, image_part
 from PIL import Image
 
 from .actions import ACTION_KINDS, Action, parse_action
@@ -31,11 +31,11 @@ SYSTEM_PROMPT = (
 _REFLECTION = re.compile(r"Reflection:\s*([a-z_]+)")
 
 
-def png_data_url(image: np.ndarray) -> str:
-    """The screenshot (H, W, 3) uint8 as a ``data:image/png;base64,...`` URL."""
+def png_bytes(image: np.ndarray) -> bytes:
+    """The screenshot (H, W, 3) uint8 as a PNG file."""
     buffer = io.BytesIO()
     Image.fromarray(image).save(buffer, format="PNG")
-    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+    return buffer.getvalue()
 
 
 def describe_context(context: np.ndarray, size: int) -> str:
@@ -58,12 +58,14 @@ class ChatPolicy:
             raise fail("model", type(model).__name__, "an object with chat(messages) -> str (icml26_shared.ChatModel)")
         self.model, self.system_prompt = model, system_prompt
 
-    def messages(self, observation: Observation, context: np.ndarray) -> list[dict[str, str]]:
+    def messages(self, observation: Observation, context: np.ndarray) -> list[dict[str, Any]]:
+        """The system prompt, then the task in words followed by the screenshot as an image part."""
         size = observation.image.shape[0]
-        user = (
+        text = (
             f"Task: {' '.join(observation.instruction)}.\nScreenshot: {size}x{size} px.\n"
-            f"{describe_context(context, size)}\n{png_data_url(observation.image)}"
+            f"{describe_context(context, size)}"
         )
+        user = [{"type": "text", "text": text}, image_part(png_bytes(observation.image))]
         return [{"role": "system", "content": self.system_prompt}, {"role": "user", "content": user}]
 
     def act(self, observations: list[Observation], contexts: np.ndarray) -> tuple[list[Action | None], list[str]]:
