@@ -1,0 +1,55 @@
+"""The smoke run end to end, the results.json schema, and the experiment's bad inputs."""
+
+import json
+
+import pytest
+from icml26_atr.experiment import CLAIMS, CONFIGS, EXPERIMENT, Config
+
+
+def test_smoke_run_writes_results(tmp_path):
+    record = EXPERIMENT.run("smoke", tmp_path)
+    data = json.loads((tmp_path / "results.json").read_text())
+    assert data["paper"] == "atr" and data["config_name"] == "smoke"
+    assert {c["id"] for c in data["claims"]} == {c.id for c in CLAIMS}
+    assert all(c["verdict"] in {"holds", "fails", "inconclusive"} for c in data["claims"])
+    assert [(c["id"], c["verdict"]) for c in record.claims] == [(c["id"], c["verdict"]) for c in data["claims"]]
+    assert data["figures"] == ["atr_long_tail.png"]
+    metrics = data["metrics"]
+    for method in ("ce", "focal", "logit_adjustment", "atr_bal", "atr_vtm", "atr"):
+        assert all(0 <= v <= 1 for v in metrics[f"{method}_acc"]["per_seed"])
+        assert len(metrics[f"{method}_few"]["per_seed"]) == len(CONFIGS["smoke"].seeds)
+    assert not any("_curve_" in name for name in metrics)
+
+
+def test_configs():
+    assert set(CONFIGS) == {"smoke", "quick", "paper"}
+    quick = CONFIGS["quick"]
+    assert len(quick.seeds) >= 3 and quick.dataset == "fashion" and quick.imbalance_ratio == 100.0
+    assert quick.early_epoch == 3 and CONFIGS["smoke"].early_epoch == 1
+
+
+def test_rejects_unknown_config_and_bad_seeds():
+    with pytest.raises(ValueError, match="config="):
+        EXPERIMENT.run("huge")
+    with pytest.raises(ValueError, match="seeds="):
+        Config(seeds=())
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        ({"dataset": "cifar"}, "dataset"),
+        ({"imbalance_ratio": 0.5}, "imbalance_ratio"),
+        ({"n_max": 0}, "n_max"),
+        ({"many_shot": 5}, "many_shot"),
+        ({"eval_every": 50}, "eval_every"),
+        ({"lr": 0.0}, "lr"),
+        ({"focal_gamma": -1.0}, "focal_gamma"),
+        ({"device": "tpu"}, "device"),
+        ({"atr": {"quantile": 0.3}}, "atr"),
+        ({"workers": 0}, "workers"),
+    ],
+)
+def test_config_rejects_bad_values(kwargs, name):
+    with pytest.raises(ValueError, match=f"{name}="):
+        Config(**kwargs)
