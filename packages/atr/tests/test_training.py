@@ -65,6 +65,21 @@ def test_fine_tuning_learns_balanced_digits_and_freezes_the_vision_encoder():
     assert torch.equal(model.patch_embed.weight, vision)
 
 
+def test_evaluating_along_the_way_does_not_change_the_trained_model():
+    vocab = default_vocabulary()
+    task = long_tailed_task("digits", 30, 10.0, 5, seed=1)
+    states = []
+    for eval_every in (1, 0):
+        torch.manual_seed(0)
+        model = TinyVLM(len(vocab), image_size=8, patch_size=2, d_model=16, heads=2)
+        history = fine_tune(
+            model, task, vocab, "atr", ATRSettings(), 2, 16, 3e-3, 0, shot_bins(task.counts), eval_every
+        )
+        states.append(model.state_dict())
+    assert [h["epoch"] for h in history] == [2]  # eval_every=0: at the end only
+    assert all(torch.equal(states[0][k], states[1][k]) for k in states[0])
+
+
 @pytest.mark.parametrize(
     ("kwargs", "name"),
     [

@@ -34,6 +34,7 @@ from .data import DATASETS, SHOTS
 from .settings import METHODS, ATRSettings
 
 DEVICES = ("cpu", "cuda", "auto")
+CURVE_METHODS = ("ce", "atr")  # evaluated along fine-tuning: the early-stage claims and the figure
 
 
 @dataclass(frozen=True)
@@ -268,18 +269,22 @@ def measure_seed(config: Config, seed: int) -> dict[str, float | list[float]]:
         model = make_model(config, len(vocab))
         model.load_state_dict(state)
         model.init_new_tokens(new, answer_words)
+        curve = method in CURVE_METHODS  # the others are evaluated at the end only (the same trained model)
         history = fine_tune(
             model.to(device), task, vocab, method, config.atr, config.epochs, config.batch_size, config.lr, seed,
-            bins, config.eval_every, config.focal_gamma, config.la_tau,
+            bins, config.eval_every if curve else 0, config.focal_gamma, config.la_tau,
         )  # fmt: skip
-        final, early = history[-1], next(h for h in history if h["epoch"] == config.early_epoch)
+        final = history[-1]
         for name in ("acc", *SHOTS):
             out[f"{method}_{name}"] = final[name]
-            out[f"{method}_curve_{name}"] = [h[name] for h in history]
-        out[f"{method}_early_gap"] = early["many"] - early["few"]
-        out[f"{method}_early_share_many_minus_few"] = _share(early["many"], final["many"]) - _share(
-            early["few"], final["few"]
-        )
+        if curve:
+            early = next(h for h in history if h["epoch"] == config.early_epoch)
+            for name in ("acc", *SHOTS):
+                out[f"{method}_curve_{name}"] = [h[name] for h in history]
+            out[f"{method}_early_gap"] = early["many"] - early["few"]
+            out[f"{method}_early_share_many_minus_few"] = _share(early["many"], final["many"]) - _share(
+                early["few"], final["few"]
+            )
     out["atr_minus_ce_few"] = out["atr_few"] - out["ce_few"]
     out["atr_minus_ce_acc"] = out["atr_acc"] - out["ce_acc"]
     out["atr_minus_ce_early_gap"] = out["atr_early_gap"] - out["ce_early_gap"]

@@ -167,7 +167,8 @@ def fine_tune(
 ) -> list[dict]:
     """Fine-tune the projector and the language model of ``model`` in place (the vision encoder stays frozen,
     as in LLaVA's instruction tuning); returns the test evaluations at epoch 0, every ``eval_every`` epochs
-    (0: none in between) and at the end, each with its ``epoch``. Every method sees the same batches."""
+    and at the end, each with its ``epoch`` (``eval_every=0``: at the end only). Every method sees the same
+    batches; evaluating draws no random numbers, so ``eval_every`` never changes the trained model."""
     check_int("epochs", epochs, 1)
     check_int("batch_size", batch_size, 1)
     check_int("eval_every", eval_every, 0)
@@ -193,7 +194,7 @@ def fine_tune(
         scores = evaluate(model, test_images, task.test_labels, vocab, task.answers, bins, test_features)
         return {"epoch": epoch, **scores}
 
-    history = [test(0)]
+    history = [test(0)] if eval_every else []
     for epoch in range(1, epochs + 1):
         model.train()
         perm = order.permutation(len(features))
