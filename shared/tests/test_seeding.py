@@ -1,4 +1,5 @@
 import random
+import sys
 
 import numpy as np
 import pytest
@@ -55,3 +56,18 @@ def test_run_seeds_bad_inputs(kwargs, name):
     args = {"seeds": (0,), **kwargs}
     with pytest.raises(ValueError, match=name):
         run_seeds(dict.fromkeys, ("a",), **args)
+
+
+def test_resolve_device(monkeypatch):
+    """auto follows torch.cuda.is_available (a stand-in torch module: the shared package does not need torch)."""
+    from types import SimpleNamespace
+
+    from icml26_shared import resolve_device
+
+    assert resolve_device("cpu") == "cpu" and resolve_device("cuda") == "cuda"
+    for visible, expected in ((True, "cuda"), (False, "cpu")):
+        fake = SimpleNamespace(cuda=SimpleNamespace(is_available=lambda visible=visible: visible))
+        monkeypatch.setitem(sys.modules, "torch", fake)
+        assert resolve_device("auto") == expected
+    with pytest.raises(ValueError, match="^device='tpu'"):
+        resolve_device("tpu")

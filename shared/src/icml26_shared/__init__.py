@@ -24,7 +24,7 @@ from .llm import load_smollm2, smollm2_gguf_path
 from .log import configure_logging, get_logger
 from .progress import progress
 from .records import SCHEMA_VERSION, Claim, Config, Experiment, Record, summarise
-from .seeding import Seeded, derive, run_seeds, seed_everything
+from .seeding import DEVICES, Seeded, derive, resolve_device, run_seeds, seed_everything
 from .validation import (
     check_array,
     check_choice,
@@ -43,6 +43,7 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree wi
     __version__ = "0+unknown"
 
 __all__ = [
+    "DEVICES",
     "SCHEMA_VERSION",
     "ChatCompletionsClient",
     "ChatError",
@@ -80,6 +81,7 @@ __all__ = [
     "load_smollm2",
     "new_figure",
     "progress",
+    "resolve_device",
     "run_seeds",
     "save_figure",
     "seed_everything",

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .validation import check_int, fail
+from .validation import check_choice, check_int, fail
 
 SEED_BITS = 32  # a sub-seed fits every framework's seed argument (torch, jax, numpy, python)
 
@@ -43,6 +43,20 @@ class Seeded:
     rng: np.random.Generator
     torch_generator: Any = None  # torch.Generator when torch is installed
     jax_key: Any = None  # jax.random.PRNGKey when jax is installed and already imported
+
+
+DEVICES = ("cpu", "cuda", "auto")
+
+
+def resolve_device(device: str) -> str:
+    """The torch device a run uses: ``cpu`` or ``cuda`` as given, ``auto`` -> ``cuda`` when a GPU is visible,
+    else ``cpu``; any other name is a ValueError naming it."""
+    check_choice("device", device, DEVICES)
+    if device != "auto":
+        return device
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
 
 
 def seed_everything(seed: int) -> Seeded:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 from icml26_shared import (
+    DEVICES,
     Claim,
     Experiment,
     cached,
@@ -25,6 +26,7 @@ from icml26_shared import (
     fingerprint,
     get_logger,
     new_figure,
+    resolve_device,
     run_seeds,
     save_figure,
 )
@@ -33,7 +35,6 @@ from icml26_shared import Config as BaseConfig
 from .data import DATASETS, SHOTS
 from .settings import METHODS, ATRSettings
 
-DEVICES = ("cpu", "cuda", "auto")
 CURVE_METHODS = ("ce", "atr")  # evaluated along fine-tuning: the early-stage claims and the figure
 
 
@@ -194,15 +195,6 @@ CLAIMS = [
         0.0,
     ),
 ]
-
-
-def resolve_device(name: str) -> str:
-    """``auto`` -> ``cuda`` when a GPU is visible, else ``cpu``."""
-    import torch
-
-    if name == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    return name
 
 
 def make_model(config: Config, vocab_size: int):

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 from icml26_shared import (
+    DEVICES,
     Claim,
     Experiment,
     cached,
@@ -24,13 +25,13 @@ from icml26_shared import (
     fingerprint,
     get_logger,
     new_figure,
+    resolve_device,
     save_figure,
 )
 from icml26_shared import Config as BaseConfig
 
 DATASETS = ("digits", "fashion")
 DENOISER_KINDS = ("mlp", "unet")  # = diffusion.DENOISERS, without importing torch
-DEVICES = ("cpu", "cuda", "auto")
 
 
 @dataclass(frozen=True)
@@ -186,15 +187,6 @@ def load_images(config: Config) -> tuple[np.ndarray, np.ndarray]:
     from .data import load_digits_images, load_fashion_images
 
     return load_digits_images() if config.dataset == "digits" else load_fashion_images(config.fashion_images)
-
-
-def resolve_device(name: str) -> str:
-    """``auto`` -> ``cuda`` when a GPU is visible, else ``cpu``."""
-    import torch
-
-    if name == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    return name
 
 
 def pretrained_model(config: Config, split, seed: int):
