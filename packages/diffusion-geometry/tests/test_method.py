@@ -156,8 +156,8 @@ def test_bfloat16_neighbour_is_rounded_before_the_finite_difference_steps():
         seen.append(z.clone())
         return torch.tanh(z.to(torch.bfloat16).float().flatten(1) @ A).reshape(-1, 2, 4, 4)
 
-    z = torch.randn(2, 3, 4, 4, generator=torch.Generator().manual_seed(1))
-    kwargs = {"d_low": 3, "eps": 0.02, "batch_size": None}
+    z = torch.randn(2, 3, 4, 4, generator=torch.Generator().manual_seed(1)).to(torch.bfloat16).float()
+    kwargs = {"d_low": 3, "eps": 0.02, "batch_size": None}  # z bfloat16-representable: held alike (issue 27)
     official = generative_geometry(
         F, z, generator=torch.Generator().manual_seed(2), latent_dtype=torch.bfloat16, **kwargs
     )
@@ -259,3 +259,62 @@ def test_rejects_bad_quantiles():
         geometric_hotspots(torch.ones(3), torch.ones(3), torch.ones(3), torch.ones(3), quantile=1.0)
     with pytest.raises(ValueError, match="low, high="):
         robust_normalise(torch.ones(3, 3), 0.9, 0.1)
+
+
+def _bf16_sampler(record):
+    """An elementwise map behind a sampler that casts its input to bfloat16 (as SD3Generator does); it records
+    every (input, output) so that a test can redo the official steps on exactly what F saw and returned."""
+
+    def F(z):
+        zb = z.to(torch.bfloat16).float()
+        out = torch.tanh(1.5 * zb) + 0.1 * zb.roll(1, dims=-1) ** 2
+        record.append((z.clone(), out))
+        return out
+
+    return F
+
+
+def _official_direction(inputs, outputs, W, eps):
+    """v1 (d,) and W v1 (D,) from one call's (1 + d) points, the package's sign rule; J as in the package."""
+    columns = (outputs[None, 1:] - outputs[None, :1]) / eps  # (1, d, C, H, W)
+    _, v1 = principal_stretch(columns.flatten(2).transpose(1, 2))
+    return v1[0], (W[None] @ v1[:, :, None])[0, :, 0]
+
+
+def test_bfloat16_derivative_points_are_built_in_bfloat16_arithmetic():
+    """Issue 27: with ``latent_dtype=torch.bfloat16`` the points z + eps V1 and z' + eps V1' are what the
+    official code computes in bfloat16 (V1 rounded, normalised, eps V1 rounded, the sum rounded), bit for bit,
+    and so are P1, PHFE and LC_map; adding in float32 and rounding once differs in some entries."""
+    shape, d, eps = (1, 8, 16, 16), 3, 0.02
+    dim = 8 * 16 * 16
+    z = torch.randn(shape, generator=torch.Generator().manual_seed(3))  # float32, not bfloat16-representable
+    W = random_subspace(dim, d, torch.Generator().manual_seed(4), torch.float32)
+    n = torch.tensor([[1.0, 0.0, 0.0]])  # ||n|| = 1: z' = z + eps W[:, 0] exactly in any order of operations
+    record = []
+    geo = generative_geometry(
+        _bf16_sampler(record), z, d, eps, W=W[None], n=n, latent_dtype=torch.bfloat16, batch_size=None
+    )
+    (centre_in, centre_out), (prime_in, prime_out), (plus_in, plus_out) = record
+
+    bf16 = torch.bfloat16
+    z_b = z.to(bf16)  # the official latent is bfloat16
+    v1, direction = _official_direction(centre_in, centre_out, W, eps)
+    z_prime = (z_b.float() + (eps * W[:, 0]).view(shape)).to(bf16)
+    torch.testing.assert_close(prime_in[:1], z_prime.float(), rtol=0, atol=0)
+    v1_p, direction_p = _official_direction(prime_in, prime_out, W, eps)
+    if torch.dot(v1, v1_p) < 0:
+        direction_p = -direction_p
+    expected = []
+    for base, vec in ((z_b, direction), (z_prime, direction_p)):
+        V1 = vec.view(shape).to(bf16)
+        V1 = V1 / (torch.norm(V1.float()) + 1e-8)  # bfloat16 / float32 scalar: stays bfloat16, as official
+        expected.append((base + eps * V1).float())  # z + eps V1 in bfloat16 arithmetic
+    torch.testing.assert_close(plus_in, torch.cat(expected), rtol=0, atol=0)
+
+    P1 = (plus_out[:1].float() - centre_out[:1]) / eps
+    P1_p = (plus_out[1:].float() - prime_out[:1]) / eps
+    torch.testing.assert_close(geo.LC_map, (P1_p - P1).pow(2).sum(1).sqrt() / eps, rtol=0, atol=0)
+    torch.testing.assert_close(geo.PHFE, laplacian(P1).flatten(1).var(dim=1), rtol=0, atol=0)
+
+    once = torch.cat([(z_b.float() + eps * direction.view(shape) / direction.norm()).to(bf16).float()])
+    assert (once != expected[0]).any()  # the float32-then-round recipe (before issue 27) is another point

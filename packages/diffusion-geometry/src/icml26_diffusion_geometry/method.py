@@ -132,12 +132,28 @@ def subspace_jacobian(
 
 
 def _principal(F, z, W, eps, cond, batch_size):
-    """LS, v1, V1 = W v1 / ||W v1||, the centre output and the column stack at the points z."""
+    """LS, v1, the unnormalised latent direction W v1, the centre output and the column stack at the points z."""
     x, columns = subspace_jacobian(F, z, W, eps, cond, batch_size)
     ls, v1 = principal_stretch(columns.flatten(2).transpose(1, 2))  # J: (B, D_out, d)
-    V1 = (W @ v1.unsqueeze(2)).squeeze(2)
-    V1 = V1 / V1.norm(dim=1, keepdim=True)
-    return ls, v1, V1.reshape(z.shape), x, columns
+    return ls, v1, (W @ v1.unsqueeze(2)).squeeze(2), x, columns
+
+
+def derivative_point(z: torch.Tensor, direction: torch.Tensor, eps: float, latent_dtype: torch.dtype | None = None):
+    """The point ``z + eps V1`` of the directional derivative P1, ``V1 = direction / ||direction||`` per sample;
+    z (B, *latent), direction (B, D).
+
+    ``latent_dtype=None`` computes in z's dtype. With a ``latent_dtype`` (bfloat16 in the paper) the official
+    order and arithmetic of that dtype: the direction is rounded to it, divided by the float32 norm of the
+    rounded values (one rounding), ``eps * V1`` is rounded, and the sum with z (held in that dtype) is rounded
+    (issue 27: adding in float32 and rounding once moves a few entries by one bfloat16 ulp, which LC_map
+    divides by eps^2). The result is returned in z's dtype."""
+    b = z.shape[0]
+    if latent_dtype is None:
+        V1 = direction / direction.norm(dim=1, keepdim=True)
+        return z + eps * V1.reshape(z.shape)
+    rounded = direction.to(latent_dtype)
+    V1 = (rounded.float() / rounded.float().norm(dim=1, keepdim=True)).to(latent_dtype)
+    return (z.reshape(b, -1).to(latent_dtype) + eps * V1).reshape(z.shape).to(z.dtype)
 
 
 def generative_geometry(
@@ -158,10 +174,14 @@ def generative_geometry(
     ``F(z)`` (or ``F(z, cond)`` when ``cond`` (B, ...) is given) maps (N, *latent) to (N, C, H, W).
     ``W`` (B, D, d) are the random subspaces and ``n`` (B, d) the neighbour offsets; both are drawn from
     ``generator`` (a fresh subspace per sample, ``n ~ N(0, I_d)`` rescaled to length ``eps``) unless
-    given. ``batch_size`` caps the rows of one call of ``F``. ``latent_dtype`` (e.g. ``torch.bfloat16``, the
-    paper's SD 3.5 setting) rounds the neighbour latent ``z'`` to that dtype before the finite-difference steps
-    are added to it, the official order of operations (issue 20: in bfloat16 this moves LC from 10.4 to 6.5 on
-    the same z, W, n and sampler; LS and PHFE do not depend on it). ``None`` keeps ``z'`` in ``z``'s dtype.
+    given. ``batch_size`` caps the rows of one call of ``F``.
+
+    ``latent_dtype`` (e.g. ``torch.bfloat16``, the paper's SD 3.5 setting) holds the latents in that dtype as
+    the official code does: z and the neighbour ``z' = z + W n`` are rounded to it (``z'`` after a float32
+    sum, issue 20: in bfloat16 this moves LC from 10.4 to 6.5 on the same z, W, n and sampler); the Jacobian
+    points ``z + eps w_i`` are summed in z's dtype and rounded once by the sampler; the derivative points
+    ``z + eps V1`` and ``z' + eps V1'`` are built in ``latent_dtype`` arithmetic (``derivative_point``, issue
+    27). ``None`` keeps everything in ``z``'s dtype.
     """
     if not isinstance(z, torch.Tensor) or z.ndim < 2:
         raise fail("z", getattr(z, "shape", z), "a tensor (B, *latent) with a batch dimension")
@@ -183,6 +203,8 @@ def generative_geometry(
     elif tuple(n.shape) != (b, d_low):
         raise fail("n", tuple(n.shape), f"neighbour offsets of shape (B, d_low) = {(b, d_low)}")
     n = eps * n / n.norm(dim=1, keepdim=True)  # ||n|| = eps
+    if latent_dtype is not None:  # the official code holds the latents in the sampler's dtype
+        z = z.to(latent_dtype).to(z.dtype)
     flat = z.reshape(b, dim)
 
     ls, v1, V1, x, columns = _principal(F, z, W, eps, cond, batch_size)
@@ -194,10 +216,12 @@ def generative_geometry(
     _, v1_prime, V1_prime, x_prime, _ = _principal(F, z_prime, W, eps, cond, batch_size)
     cos = (v1 * v1_prime).sum(1)
     flip = torch.where(cos < 0, -1.0, 1.0).to(z.dtype)  # sign-align v1' with v1 (eigenvectors have no sign)
-    v1_prime, V1_prime = v1_prime * flip[:, None], V1_prime * flip.view(b, *[1] * (z.ndim - 1))
+    v1_prime, V1_prime = v1_prime * flip[:, None], V1_prime * flip[:, None]
     lc = (v1 - v1_prime).norm(dim=1) / eps  # LC = ||v1 - v1'|| / eps
 
-    plus = torch.stack([z + eps * V1, z_prime + eps * V1_prime], dim=1)  # (B, 2, *latent)
+    plus = torch.stack(
+        [derivative_point(z, V1, eps, latent_dtype), derivative_point(z_prime, V1_prime, eps, latent_dtype)], dim=1
+    )  # (B, 2, *latent)
     out = _evaluate(F, plus, cond, 2, batch_size)
     p1 = (out[:, 0] - x) / eps  # directional derivative of F along V1 at z
     p1_prime = (out[:, 1] - x_prime) / eps  # ... along V1' at z'
