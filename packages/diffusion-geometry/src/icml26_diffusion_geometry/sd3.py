@@ -4,10 +4,11 @@
 ``steps`` flow-matching Euler steps of the MMDiT with classifier-free guidance on fixed prompt embeddings
 (empty negative prompt) and returns the final latents, without VAE decoding. The network runs in
 bfloat16 on the accelerator; z and the returned latents are float32 on the CPU, and the sampler casts its
-input to bfloat16. The official code holds the neighbour latent z' = z + W n in bfloat16 and adds the
-finite-difference steps to that rounded z' (then casts again in the sampler); ``measure_sd35`` follows that
-order (``generative_geometry(..., latent_dtype=F.dtype)``). The steps around z itself are added to the
-float32 z in both. Weights are read from disk only (``local_files_only``): nothing is downloaded at run time.
+input to bfloat16. The official code holds z and the neighbour z' = z + W n in bfloat16; it adds the Jacobian
+steps eps w_i to them in float32 and rounds once, and builds the derivative points z + eps V1 and
+z' + eps V1' in bfloat16 arithmetic (V1 rounded to bfloat16, eps V1 rounded, the sum rounded).
+``measure_sd35`` follows that order (``generative_geometry(..., latent_dtype=F.dtype)``, issues 20 and 27).
+Weights are read from disk only (``local_files_only``): nothing is downloaded at run time.
 """
 
 from __future__ import annotations
