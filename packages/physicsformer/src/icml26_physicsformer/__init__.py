@@ -3,7 +3,8 @@
 Public API: the model (dynamic core + Transformer residual), the physics losses and station operators, the
 baselines (persistence, DLinear, PatchTST, the Transformer alone), the metrics (MAE per variable and lead,
 WEATHER-5K's extreme hit rate, textbook SEDI), the data loaders (Beijing stations, WEATHER-5K files, synthetic
-stations) and the training helpers.
+stations), WEATHER-5K's benchmark pipeline (official splits, fixed z-score, per-station windows) and the training
+helpers.
 """
 
 from importlib.metadata import PackageNotFoundError, version
@@ -12,6 +13,8 @@ from .baselines import DLinear, PatchTST, Persistence, RevIN, TransformerOnly, m
 from .data import (
     BEIJING_STATIONS,
     VARIABLES,
+    WEATHER5K_MEAN,
+    WEATHER5K_STD,
     StationData,
     fill_gaps,
     load_beijing,
@@ -32,6 +35,14 @@ from .physics import (
     pressure_wind_loss,
 )
 from .training import PhysicsTerms, Standardiser, Windows, objective, predict, train
+from .weather5k import (
+    WEATHER5K_SPLITS,
+    Weather5KSplit,
+    decoder_input,
+    time_marks,
+    weather5k_root,
+    weather5k_standardiser,
+)
 
 try:
     __version__ = version("icml26-physicsformer")
@@ -41,6 +52,9 @@ except PackageNotFoundError:  # pragma: no cover
 __all__ = [
     "BEIJING_STATIONS",
     "VARIABLES",
+    "WEATHER5K_MEAN",
+    "WEATHER5K_SPLITS",
+    "WEATHER5K_STD",
     "DLinear",
     "DynamicCore",
     "PatchTST",
@@ -53,7 +67,9 @@ __all__ = [
     "Standardiser",
     "StationData",
     "TransformerOnly",
+    "Weather5KSplit",
     "Windows",
+    "decoder_input",
     "energy_smoothness_loss",
     "extreme_hit_rate",
     "fill_gaps",
@@ -72,7 +88,10 @@ __all__ = [
     "roughness",
     "sedi",
     "synthetic_stations",
+    "time_marks",
     "train",
+    "weather5k_root",
+    "weather5k_standardiser",
     "wind_components",
     "window_starts",
 ]

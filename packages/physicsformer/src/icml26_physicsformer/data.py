@@ -207,14 +207,33 @@ def load_beijing(
 def load_weather5k_station(path: str | Path) -> tuple[np.ndarray, np.ndarray]:
     """A WEATHER-5K station CSV -> (times (T,) datetime64[h], values (T, 5): TMP, DEW, WND_ANGLE, WND_RATE, SLP).
 
-    Extra columns are ignored; wind angles must lie in [0, 360] and rates be >= 0.
+    Extra columns are ignored; wind angles must lie in [0, 360] and rates be >= 0. The official pipeline reads
+    rows as consecutive hours, so a file with a missing hour or a missing value is rejected (ValueError naming
+    the file and the first gap) rather than loaded with windows spanning the gap (issue 27).
     """
     path = Path(path)
     frame = pd.read_csv(path)
     _check_columns(frame, WEATHER5K_COLUMNS, path)
     times = pd.to_datetime(frame["DATE"]).to_numpy().astype("datetime64[h]")
     _check_increasing(times, path)
+    steps = np.diff(times).astype(np.int64)
+    if (steps != 1).any():
+        i = int(np.flatnonzero(steps != 1)[0])
+        raise fail(
+            "path",
+            str(path),
+            f"consecutive hourly rows; {int((steps - 1).sum())} hours are missing, the first gap after {times[i]} "
+            f"(next row {times[i + 1]})",
+        )
     values = frame[list(WEATHER5K_COLUMNS[1:])].to_numpy(dtype=float)
+    missing = np.argwhere(np.isnan(values))
+    if missing.size:
+        row, col = missing[0]
+        raise fail(
+            "path",
+            str(path),
+            f"no missing values; {len(missing)} found, the first {WEATHER5K_COLUMNS[1 + col]} at {times[row]}",
+        )
     angle, rate = values[:, 2], values[:, 3]
     if ((angle < 0) | (angle > 360)).any():
         raise fail("path", str(path), "WND_ANGLE in [0, 360] degrees")
