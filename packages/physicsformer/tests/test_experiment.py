@@ -33,6 +33,8 @@ def test_configs_and_claims():
         ({"test_start": "2014-01-01"}, "test_start"),
         ({"pred_len": 48}, "pred_len"),
         ({"max_gap": -1}, "max_gap"),
+        ({"dataset": "era5"}, "dataset"),
+        ({"label_len": 49}, "label_len"),
         ({"steps": 0}, "steps"),
         ({"lr": 0.0}, "lr"),
         ({"lambda_pw": -1.0}, "lambda_pw"),
