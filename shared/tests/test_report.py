@@ -40,7 +40,7 @@ def cells(row: str) -> int:
 def tables(text: str) -> list[list[str]]:
     """Each table's rows (header first, separator dropped)."""
     found, current = [], []
-    for line in text.splitlines() + [""]:
+    for line in [*text.splitlines(), ""]:
         if line.startswith("|"):
             current.append(line)
         elif current:
