@@ -45,8 +45,9 @@ window.MathJax = {
   options: {ignoreHtmlClass: ".*|", processHtmlClass: "arithmatex"},
 };
 """
-# At 1280 px a long line of code (the `# ->` outputs) wraps instead of running off the box, and a table wider
-# than the text (REPORT's summary) scrolls with a visible bar and breaks long cells, so no column is cut off.
+# At 1280 px a long line of code (the `# ->` outputs) wraps instead of running off the box; table cells break
+# long words so a table fits where it can (REPORT's summary, its figure column), and one still wider than the
+# text scrolls with a visible bar: no column is cut off.
 EXTRA_CSS = """.md-typeset pre > code { white-space: pre-wrap; overflow-wrap: anywhere; }
 .md-typeset__scrollwrap { overflow-x: auto; scrollbar-width: auto; }
 .md-typeset table:not([class]) td { overflow-wrap: anywhere; }
@@ -57,9 +58,9 @@ VIEWING = """
 
 Built by `make docs` into `build/site` (offline; nothing is fetched). Open `build/site/index.html` in a
 browser: every page, figure and equation works from disk, only the search box needs a web server. For
-search too, serve the folder (`python3 -m http.server -d build/site 8000`, then <http://127.0.0.1:8000/>) or
-run `mkdocs serve` in the docs environment (`.venvs/docs/bin/mkdocs serve`, after `make docs`), which also
-rebuilds on every change.
+search too, serve the folder: `python3 -m http.server -d build/site 8000`, then open
+<http://127.0.0.1:8000/> (or `.venvs/docs/bin/mkdocs serve` after `make docs`). The pages are generated from
+the READMEs, so after editing one, run `make docs` again.
 """
 SEPARATOR_RE = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 PIPE_RE = re.compile(r"(?<!\\)\|")
