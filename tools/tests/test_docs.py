@@ -1,14 +1,15 @@
 import json
 
+import docs
 import pytest
-from docs import claim_table, generate
+from docs import DocsError, claim_table, copy_mathjax, generate
 from release import ReleaseError
 
 CLAIM = {
     "id": "c1",
     "statement": "a | b",
     "measured": {"mean": 0.5, "sem": 0.01, "n": 3},
-    "rule": "r",
+    "rule": "mean(|r|) < 1",
     "verdict": "holds",
 }
 
@@ -47,7 +48,8 @@ def test_pages_and_links(repo, tmp_path):
     assert "[code](https://github.com/o/r/blob/main/packages/demo/src/m.py)" in paper
     assert "![extra.png](../results/demo/extra.png)" in paper and paper.count("fig.png") == 1
     assert "1/1 claims hold in the committed `quick` run" in paper
-    assert "| `c1` | a \\| b | 0.5 ± 0.01 (n = 3) | `r` | **holds** |" in paper
+    # `|` escaped for GitHub; inside code Python-Markdown keeps the span whole, so the page has it bare there
+    assert "| `c1` | a \\| b | 0.5 ± 0.01 (n = 3) | `mean(|r|) < 1` | **holds** |" in paper
     assert (out / "results" / "demo" / "fig.png").read_bytes() == b"png"
     assert "::: icml26_shared" in (out / "api.md").read_text()
 
@@ -64,3 +66,34 @@ def test_broken_link_fails(repo, tmp_path):
     (repo / "packages" / "demo" / "README.md").write_text("![f](../../results/demo/gone.png)\n")
     with pytest.raises(ReleaseError, match="results/demo/gone.png does not exist"):
         generate(tmp_path / "out", repo)
+
+
+def test_a_table_row_with_a_stray_pipe_fails_naming_its_file_and_line(repo, tmp_path):
+    readme = repo / "packages" / "demo" / "README.md"
+    readme.write_text("# demo\n\n| claim | verdict |\n|---|---|\n| max |x| < 1 | **holds** |\n")
+    expected = r"packages/demo/README.md: line 5: a table row has 4 cells where its header has 2"
+    with pytest.raises(DocsError, match=expected):
+        generate(tmp_path / "out", repo)
+    readme.write_text("# demo\n\n| claim | verdict |\n|---|---|\n| `max \\|x\\|` < 1 | **holds** |\n\n`a \\| b`\n")
+    generate(tmp_path / "out", repo)
+    page = (tmp_path / "out" / "papers" / "demo.md").read_text()
+    assert "| `max |x|` < 1 | **holds** |" in page and "\n`a \\| b`\n" in page  # outside a table: as written
+
+
+def test_fenced_code_is_not_a_table():
+    assert docs.misshapen_rows("```\n| a |\n|---|\n| b | c |\n```\n") == []
+    assert docs.misshapen_rows("| a |\n|---|\n| b | c |\n") == [(3, 2, 1)]
+
+
+def test_index_says_how_to_view_the_site(repo, tmp_path):
+    generate(tmp_path / "out", repo)
+    index = (tmp_path / "out" / "index.md").read_text()
+    assert "Open `build/site/index.html`" in index and "python3 -m http.server -d build/site" in index
+    assert "processHtmlClass" in (tmp_path / "out" / "javascripts" / "mathjax-config.js").read_text()
+    assert "pre-wrap" in (tmp_path / "out" / "stylesheets" / "extra.css").read_text()
+
+
+def test_missing_mathjax_is_one_clear_error(tmp_path, monkeypatch):
+    monkeypatch.setattr(docs.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(DocsError, match=r"MathJax not found: .*uv sync --locked --only-group docs"):
+        copy_mathjax(tmp_path)

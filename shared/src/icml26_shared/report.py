@@ -1,7 +1,9 @@
 """``icml26 report``: ``results/REPORT.md`` from every ``results/<slug>/results.json``.
 
 One row per paper (claims holding/total, wall time, figure link), then each paper's claim table.
-A results.json that cannot be read is reported as such in its row, never a crash.
+A results.json that cannot be read is reported as such in its row, never a crash. Measured values are
+mean ± sem, as the verdicts, the READMEs and the docs site use them; a ``|`` in a cell is written ``\\|``,
+so the row keeps its cells on GitHub and on the docs site.
 """
 
 from __future__ import annotations
@@ -39,6 +41,11 @@ def _fmt(x: float) -> str:
     return f"{x:.4g}" if x == x else "nan"
 
 
+def cell(value: object) -> str:
+    """``value`` for a Markdown table cell: ``|`` escaped (GitHub splits cells at it, even inside code)."""
+    return str(value).replace("|", "\\|")
+
+
 def status(entry: Entry) -> str:
     if entry.record is None:
         return "unreadable results"
@@ -59,7 +66,7 @@ def render(entries: list[Entry]) -> str:
     ]
     for e in entries:
         if e.record is None:
-            lines.append(f"| `{e.slug}` | - | unreadable: {e.error.replace('|', '/')} | - | - | - | - |")
+            lines.append(f"| `{e.slug}` | - | unreadable: {cell(e.error)} | - | - | - | - |")
             continue
         r = e.record
         fig = f"[{r.figures[0]}]({e.slug}/{r.figures[0]})" if r.figures else "-"
@@ -71,13 +78,14 @@ def render(entries: list[Entry]) -> str:
     for e in entries:
         if e.record is None:
             continue
-        lines += ["", f"## {e.slug}", "", "| claim | statement | paper | measured (mean ± std, n) | rule | verdict |"]
+        lines += ["", f"## {e.slug}", "", "| claim | statement | paper | measured (mean ± sem, n) | rule | verdict |"]
         lines.append("|---|---|---|---|---|---|")
         for c in e.record.claims:
             m = c["measured"]
-            measured = f"{_fmt(m['mean'])} ± {_fmt(m['std'])} (n={m['n']})"
+            measured = f"{_fmt(m['mean'])} ± {_fmt(m['sem'])} (n={m['n']})"
             lines.append(
-                f"| {c['id']} | {c['statement']} | {c['paper']} | {measured} | `{c['rule']}` | **{c['verdict']}** |"
+                f"| {cell(c['id'])} | {cell(c['statement'])} | {cell(c['paper'])} | {measured} "
+                f"| `{cell(c['rule'])}` | **{c['verdict']}** |"
             )
         for fig in e.record.figures:
             lines += ["", f"![{e.slug} {fig}]({e.slug}/{fig})"]
