@@ -119,7 +119,8 @@ def impedance(entry: Mapping[str, Any]) -> float:
 
 
 def log_impedance(entry: Mapping[str, Any]) -> float:
-    """``log(C_total) + exponent``: the log of ``impedance``, finite for every valid record (no overflow)."""
+    """``log(C_total) + exponent``: the log of ``impedance`` computed without ``exp``, so it stays finite where
+    ``impedance`` overflows to ``inf`` (e.g. 1500 failed calls: about 750)."""
     cost_total, exponent = _impedance_terms(entry)
     return math.log(cost_total) + exponent
 
