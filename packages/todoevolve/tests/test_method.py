@@ -6,7 +6,18 @@ import pytest
 import torch
 from hypothesis import given
 from hypothesis import strategies as st
-from icml26_todoevolve.method import degrade_rejected, dpo_loss, igpo_pairs, impedance, is_correct, sft_examples, usage
+from icml26_todoevolve.experiment import summarise_records
+from icml26_todoevolve.method import (
+    degrade_rejected,
+    dpo_loss,
+    igpo_pairs,
+    impedance,
+    is_correct,
+    log_impedance,
+    parse_instruction,
+    sft_examples,
+    usage,
+)
 
 
 def record(output, judgement="correct", cost=0.01, plan=0.004, work=0.006, fails=0, stability=1.0, text="task"):
@@ -90,9 +101,9 @@ def test_pair_rules():
         record("theta", "incorrect"),  # rule 3
         record("same", "correct"),
         record("same", "incorrect"),  # identical text
-        "{not json",
-        record("iota", "correct"),  # unparsed
-        record("odd one out"),
+        "{not json",  # unparsed: skipped alone, it takes no record with it
+        record("iota", "correct"),
+        record("odd one out", text="another task"),  # iota and this one have no partner in their task
     ]
     pairs, stats = igpo_pairs(lines, rng)
     assert [(p["chosen"], p["rejected"], p["rule"]) for p in pairs] == [
@@ -100,11 +111,91 @@ def test_pair_rules():
         ("delta two", "gamma one", "impedance"),
         ("zeta", "eps", "impedance"),
     ]
-    assert stats["processed_pairs"] == 6 and stats["skipped_both_incorrect"] == 1
-    assert stats["skipped_same_content"] == 1 and stats["unparsed"] == 1 and stats["odd_last_line"] == 1
+    assert stats["processed_pairs"] == 5 and stats["skipped_both_incorrect"] == 1
+    assert stats["skipped_same_content"] == 1 and stats["unparsed"] == 1 and stats["unpaired"] == 2
     only_correctness, stats = igpo_pairs(lines, rng, use_impedance=False)
     assert [p["rule"] for p in only_correctness] == ["correctness"] and stats["skipped_both_correct"] == 2
     assert all(p["impedance_chosen"] <= p["impedance_rejected"] for p in pairs if p["rule"] == "impedance")
+
+
+OK_BAD = (("A", "correct"), ("B", "incorrect"))  # two rollouts of a task: A correct, B not
+
+
+def test_a_blank_line_never_shifts_the_pairs():
+    """Issue 27: [task 1 ok, task 1 bad, "", task 2 ok, ...] paired ('task 3', '3A', '2B') before: every pair
+    after a blank line mixed two tasks. The official reader drops blank lines; so do both readers here."""
+    lines = [json.dumps(record(f"{k}{ab}", ok, text=f"task {k}")) for k in (1, 2, 3) for ab, ok in OK_BAD]
+    lines.insert(2, "")
+    pairs, stats = igpo_pairs(lines, degrade=False)
+    assert [(p["instruction"], p["chosen"], p["rejected"]) for p in pairs] == [
+        ("task 1", "1A", "1B"),
+        ("task 2", "2A", "2B"),
+        ("task 3", "3A", "3B"),
+    ]
+    assert stats["unparsed"] == 0 and stats["unpaired"] == 0
+    assert sft_examples([*lines, "  \n"])[1] == {"kept": 3, "skipped": 3, "unparsed": 0}
+
+
+def test_records_of_two_tasks_are_never_paired():
+    """Interleaved tasks, a stray line or an odd rollout pair nothing across tasks: each task's records pair
+    in file order, in the order the second one appears."""
+    t1a, t1b, t2a, t2b = (record(f"{k}{ab}", ok, text=f"task {k}") for k in (1, 2) for ab, ok in OK_BAD)
+    lines = [t1a, t2a, "{broken", t1b, record("3A", text="task 3"), t2b]
+    pairs, stats = igpo_pairs(lines, degrade=False)
+    assert [(p["instruction"], p["chosen"], p["rejected"]) for p in pairs] == [
+        ("task 1", "1A", "1B"),
+        ("task 2", "2A", "2B"),
+    ]
+    assert stats["processed_pairs"] == 2 and stats["unparsed"] == 1 and stats["unpaired"] == 1
+
+
+def test_chat_message_inputs_are_joined_as_the_official_parse_instruction():
+    """Issue 27: a chat-message list became its Python repr; the official ``parse_instruction`` joins the contents
+    of its messages by a blank line, and takes a single message's content."""
+    chat = [
+        {"role": "system", "content": "You are a meta-planner."},
+        {"role": "user", "content": "task X"},
+        {"role": "assistant"},  # no content: left out
+    ]
+    assert parse_instruction({"plan_model_input": chat}) == "You are a meta-planner.\n\ntask X"
+    assert parse_instruction({"plan_model_input": {"role": "user", "content": " task Y\n"}}) == "task Y"
+    assert parse_instruction({"plan_model_input": " task Z "}) == "task Z"
+    lines = [record("plan a", text=chat), record("plan b", "incorrect", text=chat)]
+    (example,), _ = sft_examples(lines)
+    (pair,), _ = igpo_pairs(lines, degrade=False)
+    assert example["instruction"] == pair["instruction"] == "You are a meta-planner.\n\ntask X"
+
+
+def test_null_and_whitespace_only_texts_are_skipped():
+    """Kept (issue 27 agrees it is the sensible choice): the official DPO script trains on the text "None" for a
+    null input or output, the official SFT script keeps whitespace-only examples as empty texts; both are skipped
+    and counted here."""
+    sft_lines = [record(None), record("  \n"), record("a", text=None), record("a", text=" \t")]
+    assert sft_examples(sft_lines) == ([], {"kept": 0, "skipped": 4, "unparsed": 0})
+    lines = [record(None), record("b", "incorrect"), record("c", text=None), record("d", "incorrect", text=None)]
+    pairs, stats = igpo_pairs(lines, degrade=False)
+    assert pairs == [] and stats["skipped_empty"] == 1 and stats["no_instruction"] == 2
+
+
+def test_impedance_past_the_float_range():
+    """Issue 27: with 1500 failed calls exp(0.5 * 1500) overflows and the official code raises OverflowError.
+    impedance is inf there, log_impedance stays finite, and pairs of such records still rank by impedance."""
+    many = record("many", cost=0.01, plan=0.004, work=0.006, fails=1600)
+    fewer = record("fewer", cost=0.01, plan=0.004, work=0.006, fails=1500)
+    assert impedance(fewer) == math.inf
+    assert log_impedance(fewer) == pytest.approx(math.log(0.01 + 1e-9) + 750 + 0.5 * 0.004 / 0.006, rel=1e-12)
+    for lines in ([many, fewer], [fewer, many]):
+        (pair,), _ = igpo_pairs(lines, degrade=False)
+        assert (pair["chosen"], pair["rejected"]) == ("fewer", "many")
+    summary = summarise_records([fewer, record("x")])
+    assert summary["log_impedance"] == pytest.approx((log_impedance(fewer) + log_impedance(record("x"))) / 2)
+    assert summary["impedance"] == math.inf
+
+
+@given(st.integers(0, 1400), st.floats(0.0, 1.0), st.floats(0.0, 1.0))
+def test_log_impedance_is_the_log_of_impedance(fails, stability, cost):
+    r = record("x", cost=cost, fails=fails, stability=stability)
+    assert log_impedance(r) == pytest.approx(math.log(impedance(r)), rel=1e-12, abs=1e-12)
 
 
 def test_too_similar_rejected_texts_are_degraded_or_counted():

@@ -198,3 +198,65 @@ def test_library_variant_of_the_temporal_neurons():
     assert not torch.allclose(plif["ablation"].membrane(v0, x, plif["ablation"].eps), unclamped)  # clamped at -2.3
     with pytest.raises(ValueError, match="variant"):
         UltraLIF(2, variant="official")
+
+
+def official_library_dplif(x_seq, tau_logit, log_eps):
+    """Independent re-implementation of the official library UltraDPLIF (issue 27): tau = sigmoid(_tau) with
+    the raw _tau learned and unclamped, eps = exp(log eps) clamped to [0.1, 20], V <- tau V + x, spike
+    sigmoid(eps log(e^(V_{i-1}/eps) + e^(V_i/eps) + e^(V_{i+1}/eps)) / eps), reset V <- V (1 - s)."""
+    tau = 1 / (1 + torch.exp(-tau_logit))
+    eps = torch.exp(log_eps).clamp(0.1, 20.0)
+    v, spikes = torch.zeros_like(x_seq[0]), []
+    for x in x_seq:
+        v = tau * v + x
+        left, right = torch.cat([v[:, -1:], v[:, :-1]], 1), torch.cat([v[:, 1:], v[:, :1]], 1)
+        lse = eps * torch.log(torch.exp(left / eps) + torch.exp(v / eps) + torch.exp(right / eps))
+        s = 1 / (1 + torch.exp(-lse / eps))
+        v = v * (1 - s)
+        spikes.append(s)
+    return torch.stack(spikes)
+
+
+def test_library_dplif_is_the_official_neuron_forward_backward_and_training():
+    """Issue 27: the library UltraDPLIF starts at the official raw _tau = 0.9 (tau = sigmoid(0.9) = 0.711, not
+    0.9), learns that raw parameter and never clamps tau: spikes and gradients equal the official neuron's over
+    6 time steps, and 3 Adam steps keep them equal (the old log-tau neuron differed from step 2 on by > 0.05)."""
+    g = torch.Generator().manual_seed(0)
+    x_seq = 1.5 * torch.randn(6, 4, 9, dtype=torch.float64, generator=g)
+    weights = torch.randn(6, 4, 9, dtype=torch.float64, generator=g)
+    neuron = UltraDPLIF(9, eps=0.5, variant="library").double()
+    ref = {  # initialised as the official float32 parameters, then in float64 like the neuron
+        "tau_logit": torch.tensor(0.9).double().requires_grad_(),
+        "log_eps": torch.tensor(0.5).log().double().requires_grad_(),
+    }
+    ours_opt = torch.optim.Adam(neuron.parameters(), lr=0.2)
+    ref_opt = torch.optim.Adam(ref.values(), lr=0.2)
+    for _ in range(3):
+        neuron.reset(4, dtype=torch.float64)
+        ours = torch.stack([neuron(x) for x in x_seq])
+        expected = official_library_dplif(x_seq, ref["tau_logit"], ref["log_eps"])
+        torch.testing.assert_close(ours, expected, rtol=0, atol=1e-12)
+        for opt, spikes in ((ours_opt, ours), (ref_opt, expected)):
+            opt.zero_grad()
+            (weights * spikes).sum().backward()
+        for name, p in ref.items():
+            got = getattr(neuron, name).grad
+            torch.testing.assert_close(got, p.grad, rtol=1e-10, atol=1e-12)
+            assert abs(float(p.grad)) > 1e-3  # a real gradient, not two zeros
+        ours_opt.step()
+        ref_opt.step()
+    assert float(neuron.tau_logit) != pytest.approx(0.9, abs=1e-2)  # the raw parameter moved
+    assert float(UltraDPLIF(9, variant="library").tau) == pytest.approx(0.7109495, abs=1e-7)  # sigmoid(0.9)
+
+
+def test_library_dplif_tau_is_not_clamped_and_tau_sets_its_logit():
+    neuron = UltraDPLIF(3, variant="library")
+    with torch.no_grad():
+        neuron.tau_logit.fill_(-5.0)  # tau = 0.0067 < 0.1: the ablation clamp would lift it
+    assert float(neuron.tau) == pytest.approx(1 / (1 + math.exp(5.0)), rel=1e-6)
+    v, x = torch.ones(1, 3), torch.zeros(1, 3)
+    torch.testing.assert_close(neuron.membrane(v, x, neuron.eps), neuron.tau.detach() * v, rtol=1e-6, atol=0)
+    assert float(UltraDPLIF(3, tau=0.9, variant="library").tau) == pytest.approx(0.9, rel=1e-6)
+    assert float(UltraDPLIF(3).tau) == pytest.approx(0.9, rel=1e-6)  # the ablation default
+    with pytest.raises(ValueError, match="^tau=1.0"):
+        UltraDPLIF(3, tau=1.0, variant="library")

@@ -8,7 +8,16 @@ official code, and the SFT -> DPO pipeline for a small policy (quick) or SmolLM2
 from importlib.metadata import PackageNotFoundError, version
 
 from .factory import ALL_CONFIGS, AXES, FIXED_PLANNERS, ParseError, PlannerConfig, parse_config
-from .method import dpo_loss, igpo_pairs, impedance, is_correct, sft_examples, usage
+from .method import (
+    dpo_loss,
+    igpo_pairs,
+    impedance,
+    is_correct,
+    log_impedance,
+    parse_instruction,
+    sft_examples,
+    usage,
+)
 from .world import TASK_KINDS, Task, Trajectory, evaluate, execute, make_task, make_tasks
 
 try:
@@ -31,9 +40,11 @@ __all__ = [
     "igpo_pairs",
     "impedance",
     "is_correct",
+    "log_impedance",
     "make_task",
     "make_tasks",
     "parse_config",
+    "parse_instruction",
     "sft_examples",
     "usage",
 ]

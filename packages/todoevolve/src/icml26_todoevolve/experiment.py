@@ -12,7 +12,6 @@ The quick meta-planner is the small token policy (``policy.py``); ``paper`` trai
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -22,7 +21,7 @@ from icml26_shared import Claim, Experiment, check_choice, check_int, check_posi
 from icml26_shared import Config as BaseConfig
 
 from .factory import ALL_CONFIGS, FIXED_PLANNERS, PlannerConfig, parse_config
-from .method import DPO_BETA, igpo_pairs, impedance, is_correct
+from .method import DPO_BETA, igpo_pairs, impedance, is_correct, log_impedance
 from .world import MAX_STEPS, SUMMARY_INTERVAL, Task, evaluate, execute, make_tasks
 
 log = get_logger("todoevolve")
@@ -155,7 +154,7 @@ def summarise_records(records: list[dict]) -> dict[str, float]:
     """Success rate, mean log impedance, mean impedance, mean cost, failed calls and plan stability."""
     return {
         "success": float(np.mean([is_correct(r) for r in records])),
-        "log_impedance": float(np.mean([math.log(impedance(r)) for r in records])),
+        "log_impedance": float(np.mean([log_impedance(r) for r in records])),
         "impedance": float(np.mean([impedance(r) for r in records])),
         "cost_usd": float(np.mean([r["usage"]["total_cost_usd"] for r in records])),
         "failed_tool_calls": float(np.mean([r["metrics"]["failed_tool_calls"] for r in records])),

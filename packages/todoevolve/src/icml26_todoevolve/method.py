@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import json
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -78,17 +78,8 @@ def _non_negative(name: str, value: Any) -> float:
     return v
 
 
-def impedance(entry: Mapping[str, Any]) -> float:
-    """Cognitive impedance of one trajectory record (lower is better), as ``calculate_cognitive_impedance``:
-
-        C_total     = total_cost_usd + 1e-9
-        turbulence  = max(0, 1 - plan_stability)              (plan_stability defaults to 1.0)
-        bureaucracy = c_plan / c_work if c_work > 1e-6 else 1.0
-        Impedance   = C_total * exp(0.5 * n_fail + 2.0 * turbulence + 0.5 * bureaucracy)
-
-    Missing fields take the official defaults (cost 0, no failures, stability 1); present ones are validated
-    (negative or non-finite numbers raise ``ValueError`` naming the field).
-    """
+def _impedance_terms(entry: Mapping[str, Any]) -> tuple[float, float]:
+    """``(C_total, exponent)`` of a trajectory record, validated (see ``impedance``)."""
     if not isinstance(entry, Mapping):
         raise fail("entry", entry, "a trajectory record (a mapping with metrics / usage fields)")
     metrics = entry.get("metrics", {})
@@ -104,13 +95,73 @@ def impedance(entry: Mapping[str, Any]) -> float:
     c_work = _non_negative("worker_usage.cost_usd", entry.get("worker_usage", {}).get("cost_usd", 0.0))
     bureaucracy = c_plan / c_work if c_work > 1e-6 else 1.0
     exponent = FAIL_WEIGHT * int(n_fail) + TURBULENCE_WEIGHT * turbulence + BUREAUCRACY_WEIGHT * bureaucracy
-    return cost_total * math.exp(exponent)
+    return cost_total, exponent
+
+
+def impedance(entry: Mapping[str, Any]) -> float:
+    """Cognitive impedance of one trajectory record (lower is better), as ``calculate_cognitive_impedance``:
+
+        C_total     = total_cost_usd + 1e-9
+        turbulence  = max(0, 1 - plan_stability)              (plan_stability defaults to 1.0)
+        bureaucracy = c_plan / c_work if c_work > 1e-6 else 1.0
+        Impedance   = C_total * exp(0.5 * n_fail + 2.0 * turbulence + 0.5 * bureaucracy)
+
+    Missing fields take the official defaults (cost 0, no failures, stability 1); present ones are validated
+    (negative or non-finite numbers raise ``ValueError`` naming the field). Past the float range (an exponent
+    above ~709.78: about 1420 failed calls) it is ``inf``, where the official code raises ``OverflowError``; compare
+    such records with ``log_impedance``, which stays finite.
+    """
+    cost_total, exponent = _impedance_terms(entry)
+    try:
+        return cost_total * math.exp(exponent)
+    except OverflowError:
+        return math.inf
+
+
+def log_impedance(entry: Mapping[str, Any]) -> float:
+    """``log(C_total) + exponent``: the log of ``impedance`` computed without ``exp``, so it stays finite where
+    ``impedance`` overflows to ``inf`` (e.g. 1500 failed calls: about 750)."""
+    cost_total, exponent = _impedance_terms(entry)
+    return math.log(cost_total) + exponent
+
+
+def _lower_impedance(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Whether A's impedance is strictly below B's (the official ``score_A < score_B``); by log impedance where
+    both overflow to ``inf``."""
+    imp_a, imp_b = impedance(a), impedance(b)
+    if math.isinf(imp_a) and math.isinf(imp_b):
+        return log_impedance(a) < log_impedance(b)
+    return imp_a < imp_b
 
 
 def is_correct(entry: Mapping[str, Any]) -> bool:
     """The official test: the judgement contains "correct" and not "incorrect" (case-insensitive)."""
     judgement = str(entry.get("judgement", "")).lower()
     return "correct" in judgement and "incorrect" not in judgement
+
+
+def parse_instruction(entry: Mapping[str, Any]) -> str:
+    """The instruction of a record, as the official ``parse_instruction``, stripped: ``plan_model_input`` as a
+    chat-message list (the contents of its messages, joined by a blank line), one message (its content) or text.
+    A missing or null input is "" (the record is then skipped; the official DPO script writes the text "None")."""
+    raw = entry.get("plan_model_input")
+    if raw is None:
+        return ""
+    if isinstance(raw, list):
+        return "\n\n".join(str(m["content"]) for m in raw if isinstance(m, Mapping) and "content" in m).strip()
+    if isinstance(raw, Mapping):
+        return str(raw.get("content", "")).strip()
+    return str(raw).strip()
+
+
+def _output(entry: Mapping[str, Any]) -> str:
+    """``plan_model_output`` stripped; a missing or null output is "" (the official DPO script: "None")."""
+    return str(entry.get("plan_model_output") or "").strip()
+
+
+def _is_blank(line: Any) -> bool:
+    """A blank JSONL line: dropped before anything else, as both official readers do."""
+    return isinstance(line, str) and not line.strip()
 
 
 def _load(line: Any) -> dict | None:
@@ -126,17 +177,20 @@ def _load(line: Any) -> dict | None:
 def sft_examples(lines: Iterable[Any]) -> tuple[list[dict[str, str]], dict[str, int]]:
     """SFT data from trajectory records (dicts or JSONL lines): the correct ones with a non-empty input and output.
 
-    Returns ``[{"instruction", "input", "output"}]`` (LLaMA-Factory's alpaca form) and counts; lines that do not
-    parse are skipped and counted, as in ``construct_SFTdataset.py``.
+    Returns ``[{"instruction", "input", "output"}]`` (LLaMA-Factory's alpaca form; the instruction by
+    ``parse_instruction``) and counts. As in ``construct_SFTdataset.py``, blank lines are dropped and lines that
+    do not parse are skipped and counted. Unlike it, an input or output that is null or only whitespace is
+    skipped (the official script keeps whitespace-only ones, as empty texts after stripping).
     """
     examples, stats = [], {"kept": 0, "skipped": 0, "unparsed": 0}
     for line in lines:
+        if _is_blank(line):
+            continue
         entry = _load(line)
         if entry is None:
             stats["unparsed"] += 1
             continue
-        instruction = str(entry.get("plan_model_input") or "").strip()
-        output = str(entry.get("plan_model_output") or "").strip()
+        instruction, output = parse_instruction(entry), _output(entry)
         if not is_correct(entry) or not instruction or not output:
             stats["skipped"] += 1
             continue
@@ -164,6 +218,8 @@ def degrade_rejected(text: str, rng: np.random.Generator) -> str:
 PAIR_STATS = (
     "processed_pairs",
     "unparsed",
+    "no_instruction",
+    "unpaired",
     "kept_correct_vs_incorrect",
     "kept_fancy_battle",
     "skipped_both_incorrect",
@@ -172,8 +228,28 @@ PAIR_STATS = (
     "skipped_same_content",
     "augmented_too_similar",
     "too_similar_kept",
-    "odd_last_line",
 )
+
+
+def _pairs_by_task(lines: Iterable[Any], stats: dict[str, int]) -> Iterator[tuple[str, dict, dict]]:
+    """(instruction, A, B) for consecutive records of the same task, in the order B appears; blank lines dropped,
+    lines that do not parse, records without an instruction and each task's odd last record counted in ``stats``."""
+    waiting: dict[str, dict] = {}  # per task, a record still without its partner
+    for line in lines:
+        if _is_blank(line):
+            continue
+        entry = _load(line)
+        if entry is None:
+            stats["unparsed"] += 1
+            continue
+        instruction = parse_instruction(entry)
+        if not instruction:
+            stats["no_instruction"] += 1
+        elif instruction in waiting:
+            yield instruction, waiting.pop(instruction), entry
+        else:
+            waiting[instruction] = entry
+    stats["unpaired"] += len(waiting)
 
 
 def igpo_pairs(
@@ -182,46 +258,48 @@ def igpo_pairs(
     use_impedance: bool = True,
     degrade: bool = True,
 ) -> tuple[list[dict[str, Any]], dict[str, int]]:
-    """IGPO preference pairs from consecutive trajectory records (A, B) of the same task (``process_pairwise_dpo``).
+    """IGPO preference pairs (A, B) of two records of the same task (``process_pairwise_dpo``).
+
+    Pairing: blank lines are dropped (as the official reader does) and each task's records (a task: one
+    ``parse_instruction``), in file order, are paired consecutively. For a file in which each task's rollouts
+    are consecutive and even in number (what the official pairing of consecutive lines assumes) these are the
+    official pairs in the official order; a stray line, an odd rollout or interleaved tasks never pair records of
+    two tasks. Lines that do not parse, records without an instruction and a task's odd last record are skipped
+    and counted.
+
+    Rules per pair:
 
     1. one correct, the other not: chosen = the correct one;
     2. both correct: chosen = the lower impedance (a tie goes to B: the code keeps A only if ``score_A < score_B``);
        with ``use_impedance=False`` (the correctness-only ablation) such pairs are skipped instead;
     3. both incorrect: skipped;
-    4. skipped when either text is empty or both are equal; when ``difflib`` similarity > 0.8 the rejected text
-       is degraded (``degrade=True``, needs ``rng``) or kept as is and counted (``degrade=False``: a policy whose
-       outputs are always well-formed configurations cannot score a degraded text).
+    4. skipped when either output is empty (or null: the official script would train on the text "None") or
+       both are equal; when ``difflib`` similarity > 0.8 the rejected text is degraded (``degrade=True``, needs
+       ``rng``) or kept as is and counted (``degrade=False``: a policy whose outputs are always well-formed
+       configurations cannot score a degraded text).
 
-    Lines are dicts or JSONL strings; a pair with a line that does not parse is skipped and counted, an odd last
-    line is ignored and counted. Returns ``[{"instruction", "input", "chosen", "rejected", ...}]`` and the counts;
-    each pair also carries both impedances and ``"rule"`` (``"correctness"`` or ``"impedance"``).
+    Lines are dicts or JSONL strings. Returns ``[{"instruction", "input", "chosen", "rejected", ...}]`` and the
+    counts; each pair also carries both impedances and ``"rule"`` (``"correctness"`` or ``"impedance"``).
     """
     if degrade and rng is None:
         raise fail("rng", rng, "a numpy Generator when degrade=True (the degradation is random)")
-    items = list(lines)
     stats = dict.fromkeys(PAIR_STATS, 0)
-    stats["odd_last_line"] = len(items) % 2
     pairs = []
-    for k in range(0, len(items) - 1, 2):
+    for instruction, a, b in _pairs_by_task(lines, stats):
         stats["processed_pairs"] += 1
-        a, b = _load(items[k]), _load(items[k + 1])
-        if a is None or b is None:
-            stats["unparsed"] += 1
-            continue
         a_ok, b_ok = is_correct(a), is_correct(b)
         if a_ok != b_ok:
             winner, loser = (a, b) if a_ok else (b, a)
             rule = "correctness"
             stats["kept_correct_vs_incorrect"] += 1
         elif a_ok and use_impedance:
-            winner, loser = (a, b) if impedance(a) < impedance(b) else (b, a)
+            winner, loser = (a, b) if _lower_impedance(a, b) else (b, a)
             rule = "impedance"
             stats["kept_fancy_battle"] += 1
         else:
             stats["skipped_both_correct" if a_ok else "skipped_both_incorrect"] += 1
             continue
-        chosen = str(winner.get("plan_model_output") or "").strip()
-        rejected = str(loser.get("plan_model_output") or "").strip()
+        chosen, rejected = _output(winner), _output(loser)
         if not chosen or not rejected:
             stats["skipped_empty"] += 1
             continue
@@ -236,7 +314,7 @@ def igpo_pairs(
                 stats["too_similar_kept"] += 1
         pairs.append(
             {
-                "instruction": str(winner.get("plan_model_input") or "").strip(),
+                "instruction": instruction,
                 "input": "",
                 "chosen": chosen,
                 "rejected": rejected,

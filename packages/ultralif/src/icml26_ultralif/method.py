@@ -18,7 +18,8 @@ Two official variants (``variant``): "ablation" (default) is the official ablati
 formula, as above. "library" is the official library neurons (``ultralif/neurons``), which the official
 training script (``experiments/train.py``), hence the paper's main table, imports: they fire at
 ``sigmoid(V / eps)`` (threshold 0), UltraPLIF does not clamp log tau, and UltraDLIF / UltraDPLIF update
-``V <- tau V + x`` and spike on ``LSE_eps(V_{i-1}, V_i, V_{i+1}) / eps``.
+``V <- tau V + x`` and spike on ``LSE_eps(V_{i-1}, V_i, V_{i+1}) / eps``; UltraDPLIF learns the raw
+``_tau`` of ``tau = sigmoid(_tau)`` (init 0.9, tau 0.711), unclamped.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ from torch import nn
 
 EPS_MIN, EPS_MAX = 0.1, 20.0  # clamp of the learned temperature (official code)
 LOG_TAU_MIN, LOG_TAU_MAX = -2.3, -0.01  # clamp of UltraPLIF's learnable log tau (official code)
-TAU_MIN, TAU_MAX = 0.1, 0.99  # clamp of UltraDPLIF's learnable tau (official code)
+TAU_MIN, TAU_MAX = 0.1, 0.99  # clamp of UltraDPLIF's learnable tau (official ablation code)
+LIBRARY_TAU_LOGIT = 0.9  # official library UltraDPLIF: raw parameter _tau = 0.9, tau = sigmoid(0.9) = 0.711
 THETA = 1.0  # firing threshold (official ablation code; the library neurons fire at 0)
 TAU = 0.9  # leak: default decay factor
 VARIANTS = ("ablation", "library")  # official ablation script / official library neurons (main table)
@@ -196,15 +198,42 @@ class UltraDLIF(UltraNeuron):
         return ring_maxplus(v, eps)
 
 
-class UltraDPLIF(LeakyUltraNeuron):
-    """UltraDLIF with a learnable self-coupling: middle term ``tau * V_i``, tau clamped to [0.1, 0.99]."""
+class UltraDPLIF(UltraNeuron):
+    """UltraDLIF with a learnable self-coupling tau; ``tau`` is its value at init (default: the variant's).
 
-    learn_tau = True
+    "ablation": middle term ``tau * V_i``; the parameter is ``log tau`` (init log 0.9), tau clamped to
+    [0.1, 0.99]. "library" (the official library neuron): ``V <- tau V + x``, ``tau = sigmoid(tau_logit)``; the
+    parameter is the raw ``tau_logit`` (the official ``_tau``), initialised to 0.9 (tau 0.711), never clamped.
+    """
+
+    def __init__(
+        self,
+        dim: int,
+        tau: float | None = None,
+        eps: float = 1.0,
+        learn_eps: bool = True,
+        theta: float = THETA,
+        variant: str = "ablation",
+    ):
+        super().__init__(dim, eps, learn_eps, theta, variant)
+        if tau is not None:
+            check_open_interval("tau", tau, 0.0, 1.0)
+        if self.variant == "library":
+            logit = LIBRARY_TAU_LOGIT if tau is None else math.log(tau / (1.0 - tau))
+            self.tau_logit = nn.Parameter(torch.tensor(logit))
+        else:
+            self.log_tau = nn.Parameter(torch.tensor(math.log(TAU if tau is None else tau)))
+
+    @property
+    def tau(self) -> torch.Tensor:
+        """The self-coupling in the dynamics: ``sigmoid(tau_logit)`` (library) or ``exp(log tau)`` clamped."""
+        if self.variant == "library":
+            return torch.sigmoid(self.tau_logit)
+        return self.log_tau.exp().clamp(TAU_MIN, TAU_MAX)
 
     def membrane(self, v, x, eps):
-        tau = self.log_tau.exp().clamp(TAU_MIN, TAU_MAX)
         if self.variant == "library":
-            return tau * v + x  # library: the learnable tau is the leak, the spike reads the ring LSE
-        return ring_maxplus(v, eps, tau) + x  # eq. UltraDPLIF
+            return self.tau * v + x  # library: the learnable tau is the leak, the spike reads the ring LSE
+        return ring_maxplus(v, eps, self.tau) + x  # eq. UltraDPLIF
 
     spike_potential = UltraDLIF.spike_potential  # library: the spike reads LSE(V_{i-1}, V_i, V_{i+1})
