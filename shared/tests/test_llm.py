@@ -184,8 +184,6 @@ def test_cache_round_trip_on_a_tiny_random_model(architecture):
     assert ids.tolist() == tokenizer("the capital of france is", return_tensors="pt")["input_ids"].tolist()
     with torch.no_grad():
         assert torch.equal(again(ids).logits, model(ids).logits)
-    again.lm_head.weight.data.zero_()  # each unpack is a fresh model: editing one leaves the entry intact
-    assert not torch.equal(llm.unpack(entry, architecture)[0].lm_head.weight, again.lm_head.weight)
 
 
 @pytest.fixture(scope="module")

@@ -185,7 +185,10 @@ def pack(model: Any, tokenizer: Any) -> dict[str, Any]:
 
 
 def unpack(entry: dict[str, Any], architecture: str) -> tuple[Any, Any]:
-    """The inverse of ``pack``: a fresh float32 model of class ``architecture`` in eval mode, and its tokenizer."""
+    """The inverse of ``pack``: a float32 model of class ``architecture`` in eval mode, and its tokenizer.
+
+    The model's parameters are the entry's tensors (no copy): ``load_*`` hand it an entry freshly read by ``cached``.
+    """
     transformers = _transformers()
     weights = {k: v for k, v in entry.items() if not k.startswith(FILE_PREFIX)}
     with tempfile.TemporaryDirectory() as folder, _quiet(transformers):
