@@ -159,11 +159,6 @@ def _output(entry: Mapping[str, Any]) -> str:
     return str(entry.get("plan_model_output") or "").strip()
 
 
-def _is_blank(line: Any) -> bool:
-    """A blank JSONL line: dropped before anything else, as both official readers do."""
-    return isinstance(line, str) and not line.strip()
-
-
 def _load(line: Any) -> dict | None:
     if isinstance(line, Mapping):
         return dict(line)
@@ -172,6 +167,19 @@ def _load(line: Any) -> dict | None:
     except (TypeError, ValueError):
         return None
     return value if isinstance(value, dict) else None
+
+
+def _records(lines: Iterable[Any], stats: dict[str, int]) -> Iterator[dict]:
+    """The records of JSONL lines (or dicts): blank lines dropped, as both official readers do; lines that do not
+    parse to an object counted in ``stats["unparsed"]``."""
+    for line in lines:
+        if isinstance(line, str) and not line.strip():
+            continue
+        entry = _load(line)
+        if entry is None:
+            stats["unparsed"] += 1
+        else:
+            yield entry
 
 
 def sft_examples(lines: Iterable[Any]) -> tuple[list[dict[str, str]], dict[str, int]]:
@@ -183,13 +191,7 @@ def sft_examples(lines: Iterable[Any]) -> tuple[list[dict[str, str]], dict[str, 
     skipped (the official script keeps whitespace-only ones, as empty texts after stripping).
     """
     examples, stats = [], {"kept": 0, "skipped": 0, "unparsed": 0}
-    for line in lines:
-        if _is_blank(line):
-            continue
-        entry = _load(line)
-        if entry is None:
-            stats["unparsed"] += 1
-            continue
+    for entry in _records(lines, stats):
         instruction, output = parse_instruction(entry), _output(entry)
         if not is_correct(entry) or not instruction or not output:
             stats["skipped"] += 1
@@ -235,13 +237,7 @@ def _pairs_by_task(lines: Iterable[Any], stats: dict[str, int]) -> Iterator[tupl
     """(instruction, A, B) for consecutive records of the same task, in the order B appears; blank lines dropped,
     lines that do not parse, records without an instruction and each task's odd last record counted in ``stats``."""
     waiting: dict[str, dict] = {}  # per task, a record still without its partner
-    for line in lines:
-        if _is_blank(line):
-            continue
-        entry = _load(line)
-        if entry is None:
-            stats["unparsed"] += 1
-            continue
+    for entry in _records(lines, stats):
         instruction = parse_instruction(entry)
         if not instruction:
             stats["no_instruction"] += 1
