@@ -50,6 +50,11 @@ def catalogue() -> dict[str, CataloguedPaper]:
     return {slug: CataloguedPaper(int(n), slug, status, title) for n, slug, status, title in rows}
 
 
+def n_papers(n: int) -> str:
+    """``1 paper``, ``2 papers``: the count in the commands' summary lines."""
+    return f"{n} paper" if n == 1 else f"{n} papers"
+
+
 def unknown_paper(slug: str, known: list[str]) -> ValueError:
     """The error for a slug that is not installed: says whether it is planned or needs installing."""
     paper = catalogue().get(slug)
