@@ -23,7 +23,7 @@ from .records import RESULTS_ENV, Record, default_results_root
 from .validation import check_int, fail
 
 OUT_HELP = f"results root; a paper writes <out>/<slug>/ (default: ${RESULTS_ENV}, else the user's data folder)"
-CONFIG_HELP = "smoke, quick or paper (or medium, where a paper has one) (default: quick)"
+CONFIG_HELP = "smoke, quick, paper, or medium where a paper has one (default: quick)"
 SLUGS_HELP = "the papers, by slug (`icml26 list` names the installed ones)"
 
 
