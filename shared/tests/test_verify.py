@@ -110,7 +110,8 @@ def test_a_planned_or_uninstalled_paper_says_which_it_is(fake_papers, capsys):
         assert "is planned: it has no package yet" in capsys.readouterr().err
     if available:
         assert main(["run", available[0]]) == 2
-        assert f"pip install icml26-{available[0]}" in capsys.readouterr().err
+        err = capsys.readouterr().err
+        assert f"`make {available[0]}`" in err and f"after a release, `pip install icml26-{available[0]}`" in err
     assert planned or available
 
 

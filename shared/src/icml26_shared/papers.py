@@ -66,8 +66,8 @@ def unknown_paper(slug: str, known: list[str]) -> ValueError:
             f"installed papers: {known}"
         )
     return ValueError(
-        f"paper={slug!r} (#{paper.number}) is not installed in this environment: "
-        f"`pip install icml26-{slug}`, or in the repository `make {slug}` / `uv sync --package icml26-{slug}`"
+        f"paper={slug!r} (#{paper.number}) is not installed in this environment: in a clone of the repository "
+        f"`make {slug}` or `uv sync --package icml26-{slug}`; after a release, `pip install icml26-{slug}`"
     )
 
 
