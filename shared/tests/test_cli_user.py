@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from icml26_shared.cli import main
+from icml26_shared.verify import Verification
 
 PROC = Path("/proc/self").is_dir()  # /proc refuses new folders even to root
 needs_proc = pytest.mark.skipif(not PROC, reason="no /proc on this system")
@@ -147,14 +148,19 @@ def test_verify_checks_its_arguments_before_printing_or_creating_anything(scratc
     assert captured.out == "" and not list(scratch_tmp.iterdir())
 
 
-def test_verify_removes_its_scratch_folder_on_success_unless_kept(scratch_tmp, capsys):
+def test_verify_removes_its_scratch_folder_on_success_unless_kept(scratch_tmp, monkeypatch, capsys):
+    def every_claim_reproduced(slugs, config, out, reference, jobs, verbose):  # the runs, end to end: test_verify
+        (out / "run.log").write_text("ran")
+        return [Verification(s, "reproduced") for s in slugs]
+
+    monkeypatch.setattr("icml26_shared.verify.verify", every_claim_reproduced)
     capsys.readouterr()
     assert main(["verify", "alpha", "--config", "smoke"]) == 0
     assert "removed (--keep keeps it)" in capsys.readouterr().out and not list(scratch_tmp.iterdir())
     assert main(["verify", "alpha", "--config", "smoke", "--keep"]) == 0
     (kept,) = scratch_tmp.iterdir()
     assert f"in {kept} (verify.json)" in capsys.readouterr().out
-    assert (kept / "alpha" / "results.json").is_file() and (kept / "verify.json").is_file()
+    assert (kept / "run.log").is_file() and (kept / "verify.json").is_file()
 
 
 def test_verify_keeps_the_scratch_folder_of_a_failure_and_names_the_reference_flag(scratch_tmp, capsys):
