@@ -8,6 +8,7 @@ import pytest
 
 MODULE = """
 import os
+import time
 from dataclasses import dataclass
 from icml26_shared import Claim, Config as Base, Experiment
 
@@ -18,6 +19,12 @@ class Config(Base):
 
 
 def measure(config, out_dir):
+    if os.environ.get("FAKE_PAPER_INTERRUPT") == "{slug}":
+        raise KeyboardInterrupt
+    if os.environ.get("FAKE_PAPER_SLOW") == "{slug}":  # a run to interrupt: says it started, then waits
+        with open(os.environ["FAKE_PAPER_STARTED"], "w") as f:
+            f.write(str(os.getpid()))
+        time.sleep(60)
     if os.environ.get("FAKE_PAPER_CRASH") == "{slug}":
         raise RuntimeError("boom in {slug}")
     counter = out_dir / "calls.txt"

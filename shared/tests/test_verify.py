@@ -2,11 +2,10 @@
 
 import json
 import math
-import os
 from pathlib import Path
 
 import pytest
-from icml26_shared.cli import describe_config, main, out_root
+from icml26_shared.cli import describe_config, main
 from icml26_shared.papers import catalogue, installed
 from icml26_shared.records import environment
 from icml26_shared.runner import Outcome, Progress
@@ -25,7 +24,7 @@ def test_verify_reproduces_a_deterministic_paper(fake_papers, capsys):
     capsys.readouterr()
     assert main(["verify", "alpha", "--config", "smoke", "--out", "scratch"]) == 0
     out = capsys.readouterr().out
-    assert "platform: " in out and "1 reproduced (of 1 papers)" in out
+    assert "platform: " in out and "1 reproduced (of 1 paper)" in out
     row = next(line for line in out.splitlines() if line.startswith("alpha"))
     assert row.split()[1:4] == ["reproduced", "1", "0"]
     summary = json.loads((fake_papers.parent / "scratch" / "verify.json").read_text())
@@ -98,16 +97,8 @@ def test_out_that_is_a_file_is_one_clear_line_before_any_work(fake_papers, capsy
     for argv in (["run", "alpha", "--out", str(blocker)], ["run", "alpha", "--out", str(blocker / "sub")]):
         assert main([*argv, "--config", "smoke"]) == 2
         err = capsys.readouterr().err
-        assert err.count("\n") == 1 and "--out=" in err and "not a directory" in err
+        assert err.count("\n") == 1 and "--out=" in err and "not a directory" in err.lower()
     assert not list(fake_papers.parent.glob("**/calls.txt"))  # nothing was computed
-
-
-@pytest.mark.skipif(os.geteuid() == 0, reason="root can write into any folder")
-def test_out_that_is_not_writable(tmp_path):
-    locked = tmp_path / "locked"
-    locked.mkdir(mode=0o555)
-    with pytest.raises(ValueError, match="not writable"):
-        out_root(str(locked / "results"))
 
 
 def test_a_planned_or_uninstalled_paper_says_which_it_is(fake_papers, capsys):
@@ -119,7 +110,8 @@ def test_a_planned_or_uninstalled_paper_says_which_it_is(fake_papers, capsys):
         assert "is planned: it has no package yet" in capsys.readouterr().err
     if available:
         assert main(["run", available[0]]) == 2
-        assert f"pip install icml26-{available[0]}" in capsys.readouterr().err
+        err = capsys.readouterr().err
+        assert f"`make {available[0]}`" in err and f"after a release, `pip install icml26-{available[0]}`" in err
     assert planned or available
 
 

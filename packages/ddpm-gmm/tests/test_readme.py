@@ -1,10 +1,11 @@
+"""The README's usage block runs, and prints what its ``# ->`` comments say (``run_readme_usage``)."""
+
 from pathlib import Path
 
-import pytest
 from icml26_shared.testing import run_readme_usage
 
+README = Path(__file__).parents[1] / "README.md"
 
-def test_readme_usage_block_runs_and_prints_what_it_says():
-    ns = run_readme_usage(Path(__file__).parents[1] / "README.md")
-    assert ns["y"].shape == (1000, 64)  # -> (1000, 64)
-    assert round(ns["tv"], 4) == pytest.approx(0.0183)  # -> 0.0183 (a deterministic grid computation)
+
+def test_readme_usage_block_prints_what_its_comments_say():
+    run_readme_usage(README)

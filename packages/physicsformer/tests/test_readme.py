@@ -1,11 +1,13 @@
+"""The README's usage block runs, and prints what its ``# ->`` comments say (``run_readme_usage``)."""
+
 from pathlib import Path
 
 import numpy as np
 from icml26_shared.testing import run_readme_usage
 
+README = Path(__file__).parents[1] / "README.md"
 
-def test_readme_usage_block_runs_and_prints_what_it_says():
-    ns = run_readme_usage(Path(__file__).parents[1] / "README.md")
-    assert ns["relation"].K.round(2).tolist() == [[-0.0, -0.8], [0.8, -0.0]]
-    assert tuple(ns["model"](ns["x"]).shape) == (1, 24, 16, 6)
+
+def test_readme_usage_block_prints_what_its_comments_say():
+    ns = run_readme_usage(README)
     np.testing.assert_allclose(ns["relation"].b, 0, atol=0.05)

@@ -9,41 +9,68 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from .log import configure_logging
-from .papers import installed, load, unknown_paper
-from .records import Record, default_results_root
-from .validation import fail
+from .papers import installed, load, n_papers, unknown_paper
+from .records import RESULTS_ENV, Record, default_results_root
+from .validation import check_int, fail
 
-OUT_HELP = "results root; a paper writes <out>/<slug>/ (default: $ICML26_RESULTS or the user's data folder)"
+OUT_HELP = f"results root; a paper writes <out>/<slug>/ (default: ${RESULTS_ENV}, else the user's data folder)"
+CONFIG_HELP = "smoke, quick, paper, or medium where a paper has one (default: quick)"
+SLUGS_HELP = "the papers, by slug (`icml26 list` names the installed ones)"
 
 
 def _add_run_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--config", default="quick", help="smoke, quick (default) or paper")
+    p.add_argument("--config", default="quick", help=CONFIG_HELP)
     p.add_argument("--out", default=None, help=OUT_HELP)
 
 
+def _named_root(out: str | None) -> tuple[Path, str]:
+    """The results root and what named it (``--out``, the variable, or the default), for error messages."""
+    if out:
+        return Path(out).expanduser(), "--out"
+    if os.environ.get(RESULTS_ENV):
+        return Path(os.environ[RESULTS_ENV]).expanduser(), RESULTS_ENV
+    return default_results_root(), "default results root"
+
+
 def out_root(out: str | None) -> Path:
-    """The results root to write into, checked before anything is computed: an existing directory
-    that this user can write to, or a path whose nearest existing parent is one (it is created)."""
-    path = Path(out).expanduser() if out else default_results_root()
-    probe = path
-    while not probe.exists():
-        if probe.parent == probe:
-            break
-        probe = probe.parent
-    if not probe.is_dir():
-        raise fail("--out", str(path), f"a directory path ({probe} exists and is not a directory)")
-    if not os.access(probe, os.W_OK | os.X_OK):
-        raise fail("--out", str(path), f"a directory this user can write to ({probe} is not writable)")
-    path.mkdir(parents=True, exist_ok=True)
+    """The results root to write into, created and probed with a temporary file before anything is
+    computed. Whatever the OS refuses (a file in the way, no permission, /proc) becomes one ValueError
+    naming ``--out`` or ``$ICML26_RESULTS`` and the path, never a traceback."""
+    path, name = _named_root(out)
+    if path.exists() and not path.is_dir():
+        raise fail(name, str(path), "a directory (it exists and is not a directory)")
+    step = f"creating {path}"
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        step = f"writing a file in {path}"
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as err:
+        raise fail(name, str(path), f"a directory this user can write to ({step}: {err.strerror})") from None
     return path
+
+
+def results_folder(out: str | None) -> Path | None:
+    """The results root to read from: an existing directory. None when the default root (or
+    ``$ICML26_RESULTS``) does not exist yet, since nothing has run; a ``--out`` that does not exist, or
+    any root that is a file, is a ValueError."""
+    path, name = _named_root(out)
+    if path.is_dir():
+        return path
+    if path.exists():
+        raise fail(name, str(path), "a results folder (it is a file)")
+    if name == "--out":
+        raise fail(name, str(path), "an existing results folder (it does not exist)")
+    return None
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -51,18 +78,22 @@ def cmd_list(args: argparse.Namespace) -> int:
     if not papers:
         print("no icml26 papers installed")
         return 0
-    root = Path(args.out).expanduser() if args.out else default_results_root()
-    print(f"results from {root}")
+    root = results_folder(args.out)
+    rows = []
     for info in papers.values():
-        path = root / info.slug / "results.json"
         state = "no results"
-        if path.is_file():
+        path = root / info.slug / "results.json" if root else None
+        if path is not None and path.is_file():
             try:
                 rec = Record.load(path)
                 state = f"{rec.holding}/{len(rec.claims)} hold ({rec.config_name})"
             except ValueError:
                 state = "unreadable results.json"
-        print(f"{info.slug:<22} {info.version:<8} {state:<22} {info.summary}")
+        rows.append((info.slug, info.version, state, info.summary))
+    print(f"results from {root}" if root else f"results from {_named_root(args.out)[0]} (nothing run yet)")
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    for row in rows:
+        print("  ".join(cell.ljust(w) for cell, w in zip(row[:3], widths, strict=True)) + f"  {row[3]}")
     return 0
 
 
@@ -93,6 +124,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     from .runner import reproduce, summary_table
 
     slugs = _slugs(args)
+    check_int("--jobs", args.jobs, 1)
+    check_int("--timeout-min", args.timeout_min, 1)
     outcomes = reproduce(
         slugs,
         args.config,
@@ -107,40 +140,80 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     print(summary_table(outcomes))
     failed = [o.slug for o in outcomes if o.status == "failed"]
     print(
-        f"{len(outcomes) - len(failed)} of {len(outcomes)} papers ok"
+        f"{len(outcomes) - len(failed)} of {n_papers(len(outcomes))} ok"
         + (f"; failed: {', '.join(failed)}" if failed else "")
     )
     return 1 if failed else 0
 
 
+def reference_folder(reference: str) -> Path:
+    """``--reference``: an existing folder of committed results, checked before anything runs."""
+    path = Path(reference).expanduser()
+    if not path.is_dir():
+        raise fail(
+            "--reference",
+            reference,
+            f"a folder of committed results, <slug>/results.json inside ({path.absolute()} is not a folder): "
+            "run from the repository's root, or pass --reference <repository>/results",
+        )
+    return path
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     from .verify import platform_line, verification_table, verify, write_summary
 
-    slugs = _slugs(args)
+    slugs = _slugs(args)  # every argument is checked before anything is printed or created
     for s in slugs:
-        load(s).config(args.config)  # a bad config fails before anything runs
-    scratch = args.out is None
-    out = Path(tempfile.mkdtemp(prefix="icml26-verify-")) if scratch else out_root(args.out)
-    started = time.time()
-    print(f"verify: {len(slugs)} papers, config {args.config!r}, into {out}; reference {args.reference}")
-    print(f"platform: {platform_line()}")
-    results = verify(slugs, args.config, out, args.reference, args.jobs, args.verbose)
-    print(verification_table(results))
-    summary = write_summary(results, out / "verify.json", args.config, started)
-    print(f"wall {time.time() - started:.0f} s; comparisons and platform in {summary}")
-    return 0 if all(r.status == "reproduced" for r in results) else 1
+        load(s).config(args.config)
+    check_int("--jobs", args.jobs, 1)
+    reference = reference_folder(args.reference)
+    scratch = None if args.out else Path(tempfile.mkdtemp(prefix="icml26-verify-"))
+    out = scratch or out_root(args.out)
+    keep = scratch is None or args.keep  # a scratch folder is removed unless kept or needed to trace a failure
+    try:
+        started = time.time()
+        print(f"verify: {n_papers(len(slugs))}, config {args.config!r}, into {out}; reference {reference}")
+        print(f"platform: {platform_line()}")
+        results = verify(slugs, args.config, out, reference, args.jobs, args.verbose)
+        print(verification_table(results))
+        missing = [r.slug for r in results if r.status == "no reference"]
+        if missing:
+            print(
+                f"no reference for {', '.join(missing)} in {reference.absolute()}: pass --reference <committed results>"
+            )
+        ok = all(r.status == "reproduced" for r in results)
+        keep = keep or not ok
+        if keep:
+            summary = write_summary(results, out / "verify.json", args.config, started)
+            print(f"wall {time.time() - started:.0f} s; runs, logs, comparisons and platform in {out} ({summary.name})")
+        else:
+            print(f"wall {time.time() - started:.0f} s; scratch folder {out} removed (--keep keeps it)")
+    finally:
+        if not keep:
+            shutil.rmtree(scratch, ignore_errors=True)
+    return 0 if ok else 1
 
 
 def cmd_report(args: argparse.Namespace) -> int:
     from .report import collect, update_catalogue, write_report
 
-    root = out_root(args.out)
-    path = write_report(root)
+    root = results_folder(args.out)
+    path, name = _named_root(args.out)
+    if root is None or not any(root.glob("*/results.json")):
+        raise fail(name, str(path), "a results folder with <slug>/results.json inside (found none)")
+    try:
+        report = write_report(root)
+    except OSError as err:
+        raise fail(name, str(root), f"a folder this user can write REPORT.md into ({err.strerror})") from None
     entries = collect(root)
     bad = [e.slug for e in entries if e.record is None]
-    print(f"wrote {path}: {len(entries)} papers" + (f"; unreadable results: {', '.join(bad)}" if bad else ""))
+    print(f"wrote {report}: {n_papers(len(entries))}" + (f"; unreadable results: {', '.join(bad)}" if bad else ""))
     if args.readme:
-        print(f"updated {update_catalogue(args.readme, entries)} catalogue rows in {args.readme}")
+        try:
+            updated = update_catalogue(args.readme, entries)
+        except OSError as err:
+            raise fail("--readme", args.readme, f"a README this user can read and write ({err.strerror})") from None
+        print(f"updated {updated} catalogue rows in {args.readme}")
     return 0
 
 
@@ -148,42 +221,58 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="icml26", description="Run and report the icml26 paper reproductions.")
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("list", help="installed papers and the state of their results")
+
+    def command(name: str, about: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=about, description=about[0].upper() + about[1:] + ".")
+
+    p = command("list", "installed papers and the state of their results")
     p.add_argument("--out", default=None, help=OUT_HELP)
     p.set_defaults(func=cmd_list)
-    p = sub.add_parser("run", help="run one paper's reproduction")
-    p.add_argument("slug")
+    p = command("run", "run one paper's reproduction")
+    p.add_argument("slug", help="the paper, by slug (`icml26 list` names the installed ones)")
     _add_run_args(p)
     p.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     p.set_defaults(func=cmd_run)
-    p = sub.add_parser("reproduce", help="run many papers, skipping up-to-date results")
-    p.add_argument("slugs", nargs="*")
+    p = command("reproduce", "run many papers, skipping those whose results are up to date")
+    p.add_argument("slugs", nargs="*", help=SLUGS_HELP)
     p.add_argument("--all", action="store_true", help="every installed paper")
     _add_run_args(p)
-    p.add_argument("--jobs", type=int, default=1, help="papers at once")
-    p.add_argument("--executor", default="local", choices=["local", "slurm"])
+    p.add_argument("--jobs", type=int, default=1, help="papers at once (default: 1)")
+    p.add_argument("--executor", default="local", choices=["local", "slurm"], help="where papers run (default: local)")
     p.add_argument(
         "--submitit-cluster",
         default="slurm",
         choices=["slurm", "local", "debug"],
-        help="submitit backend for --executor slurm (local/debug: test it without a cluster)",
+        help="submitit backend for --executor slurm; local/debug test it without a cluster (default: slurm)",
     )
-    p.add_argument("--timeout-min", type=int, default=60, help="per-paper job time limit on the cluster")
+    p.add_argument("--timeout-min", type=int, default=60, help="per-paper job time limit on the cluster (default: 60)")
     p.add_argument("--force", action="store_true", help="rerun papers whose results are up to date")
     p.set_defaults(func=cmd_reproduce)
-    p = sub.add_parser(
-        "verify", help="re-run papers and compare each claim with the committed results (see icml26_shared.verify)"
-    )
-    p.add_argument("slugs", nargs="*")
+    p = command("verify", "re-run papers and compare each claim with the committed results")
+    p.add_argument("slugs", nargs="*", help=SLUGS_HELP)
     p.add_argument("--all", action="store_true", help="every installed paper")
-    p.add_argument("--config", default="quick", help="smoke, quick (default) or paper")
-    p.add_argument("--out", default=None, help="where the new runs go (default: a fresh scratch folder)")
-    p.add_argument("--reference", default="results", help="the committed snapshot to compare with")
-    p.add_argument("--jobs", type=int, default=1, help="papers at once")
+    p.add_argument("--config", default="quick", help=CONFIG_HELP)
+    p.add_argument(
+        "--out",
+        default=None,
+        help="where the new runs go (default: a scratch folder, removed when every claim reproduced; see --keep)",
+    )
+    p.add_argument("--keep", action="store_true", help="keep the scratch folder even when every claim reproduced")
+    p.add_argument(
+        "--reference",
+        default="results",
+        help="the folder of committed results to compare with, <slug>/results.json inside "
+        "(default: results, relative to the current folder: the repository's results/ from its root)",
+    )
+    p.add_argument("--jobs", type=int, default=1, help="papers at once (default: 1)")
     p.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     p.set_defaults(func=cmd_verify)
-    p = sub.add_parser("report", help="write <out>/REPORT.md from every results.json")
-    p.add_argument("--out", default=None, help=OUT_HELP)
+    p = command("report", "write <out>/REPORT.md from every <out>/<slug>/results.json")
+    p.add_argument(
+        "--out",
+        default=None,
+        help=f"the results folder to report on (default: ${RESULTS_ENV}, else the user's data folder)",
+    )
     p.add_argument("--readme", default=None, help="also update the status column of this README's catalogue")
     p.set_defaults(func=cmd_report)
     return parser
@@ -203,30 +292,44 @@ def describe_config(values: dict[str, Any]) -> str:
     return ", ".join(f"{k}={_short(v)}" for k, v in values.items())
 
 
+def _dispatch(prog: str, func: Callable[[], int]) -> int:
+    """Run a command: a bad argument or path is one line and exit 2; Ctrl-C is one line and exit 130
+    (results are written atomically and scratch folders removed on the way out, so nothing is lost)."""
+    try:
+        return func()
+    except ValueError as err:
+        print(f"{prog}: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted; results written before it are kept", file=sys.stderr)
+        return 130
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     configure_logging(getattr(args, "verbose", False))
-    try:
-        return args.func(args)
-    except ValueError as err:
-        print(f"icml26: error: {err}", file=sys.stderr)
-        return 2
+    return _dispatch("icml26", lambda: args.func(args))
 
 
 def paper_main(slug: str, argv: Sequence[str] | None = None) -> int:
     """``icml26-<slug> run|configs|claims``: one paper's command."""
     parser = argparse.ArgumentParser(prog=f"icml26-{slug}", description=f"Reproduce {slug} in miniature.")
-    parser.add_argument("-v", "--verbose", action="store_true")
+    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     sub = parser.add_subparsers(dest="command", required=True)
-    _add_run_args(sub.add_parser("run", help="run the reproduction and write results.json"))
-    sub.add_parser("configs", help="the configs and their values")
-    sub.add_parser("claims", help="the claims and their rules")
+    for name, about in [
+        ("run", "run the reproduction and write results.json"),
+        ("configs", "the configs and their values"),
+        ("claims", "the claims and their rules"),
+    ]:
+        sub.add_parser(name, help=about, description=about[0].upper() + about[1:] + ".")
+    _add_run_args(sub.choices["run"])
     args = parser.parse_args(argv)
     configure_logging(args.verbose)
-    experiment = load(slug)
-    try:
+    args.slug = slug
+
+    def command() -> int:
+        experiment = load(slug)
         if args.command == "run":
-            args.slug = slug
             return cmd_run(args)
         if args.command == "configs":
             for name, cfg in experiment.configs.items():
@@ -234,10 +337,9 @@ def paper_main(slug: str, argv: Sequence[str] | None = None) -> int:
         else:
             for c in experiment.claims:
                 print(f"{c.id}: {c.statement}\n    paper: {c.paper}\n    rule: {c.rule}")
-    except ValueError as err:
-        print(f"icml26-{slug}: error: {err}", file=sys.stderr)
-        return 2
-    return 0
+        return 0
+
+    return _dispatch(f"icml26-{slug}", command)
 
 
 if __name__ == "__main__":

@@ -50,6 +50,11 @@ def catalogue() -> dict[str, CataloguedPaper]:
     return {slug: CataloguedPaper(int(n), slug, status, title) for n, slug, status, title in rows}
 
 
+def n_papers(n: int) -> str:
+    """``1 paper``, ``2 papers``: the count in the commands' summary lines."""
+    return f"{n} paper" if n == 1 else f"{n} papers"
+
+
 def unknown_paper(slug: str, known: list[str]) -> ValueError:
     """The error for a slug that is not installed: says whether it is planned or needs installing."""
     paper = catalogue().get(slug)
@@ -61,8 +66,8 @@ def unknown_paper(slug: str, known: list[str]) -> ValueError:
             f"installed papers: {known}"
         )
     return ValueError(
-        f"paper={slug!r} (#{paper.number}) is not installed in this environment: "
-        f"`pip install icml26-{slug}`, or in the repository `make {slug}` / `uv sync --package icml26-{slug}`"
+        f"paper={slug!r} (#{paper.number}) is not installed in this environment: in a clone of the repository "
+        f"`make {slug}` or `uv sync --package icml26-{slug}`; after a release, `pip install icml26-{slug}`"
     )
 
 

@@ -7,6 +7,7 @@ is skipped unless ``force``.
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 import threading
@@ -15,7 +16,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from .log import get_logger
 from .papers import load
@@ -62,7 +63,47 @@ def up_to_date(slug: str, config: str, out_root: str) -> Record | None:
     return record if record.config_name == config and record.fingerprint == current else None
 
 
-def _subprocess_run(slug: str, config: str, out_root: str, verbose: bool) -> Outcome:
+class Children:
+    """The paper processes a ``reproduce`` call has started, so that Ctrl-C stops them too: ``stop`` sends
+    each a SIGINT (the paper exits as after Ctrl-C, its results.json untouched), kills one that has not
+    exited after ``grace`` seconds, and keeps new ones from starting."""
+
+    def __init__(self, grace: float = 10.0) -> None:
+        self.grace = grace
+        self.live: set[subprocess.Popen] = set()
+        self.stopping = False
+        self.lock = threading.Lock()
+
+    def start(self, cmd: list[str], logfile: IO[str]) -> subprocess.Popen | None:
+        """Start ``cmd`` with its output into ``logfile``; None once ``stop`` was called."""
+        with self.lock:
+            if self.stopping:
+                return None
+            proc = subprocess.Popen(cmd, stdout=logfile, stderr=subprocess.STDOUT)
+            self.live.add(proc)
+            return proc
+
+    def wait(self, proc: subprocess.Popen) -> int:
+        code = proc.wait()
+        with self.lock:
+            self.live.discard(proc)
+        return code
+
+    def stop(self) -> None:
+        with self.lock:
+            self.stopping = True
+            live = list(self.live)
+        for proc in live:
+            proc.send_signal(signal.SIGINT)
+        for proc in live:
+            try:
+                proc.wait(self.grace)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def _subprocess_run(slug: str, config: str, out_root: str, verbose: bool, children: Children) -> Outcome:
     """Run a paper through ``python -m icml26_shared run`` in a fresh process; its log goes to run.log."""
     out = Path(out_root) / slug
     out.mkdir(parents=True, exist_ok=True)
@@ -71,7 +112,10 @@ def _subprocess_run(slug: str, config: str, out_root: str, verbose: bool) -> Out
         cmd.append("--verbose")
     start = time.perf_counter()
     with open(out / "run.log", "w") as logfile:
-        code = subprocess.run(cmd, stdout=logfile, stderr=subprocess.STDOUT, check=False).returncode
+        proc = children.start(cmd, logfile)
+        if proc is None:
+            return Outcome(slug, "failed", error="not started: interrupted")
+        code = children.wait(proc)
     wall = time.perf_counter() - start
     if code != 0:
         tail = (out / "run.log").read_text().strip().splitlines()[-1:] or [""]
@@ -139,10 +183,16 @@ def reproduce(
             todo.append(slug)
     log.info("reproduce: %d to run, %d up to date", len(todo), len(outcomes))
     if executor == "local":
-        tracker = Progress(len(todo))
+        tracker, children = Progress(len(todo)), Children()
         with ThreadPoolExecutor(max_workers=jobs) as pool:
-            futures = {s: pool.submit(tracker.track, s, _subprocess_run, s, config, out_root, verbose) for s in todo}
-            outcomes.update({s: f.result() for s, f in futures.items()})
+            futures = {
+                s: pool.submit(tracker.track, s, _subprocess_run, s, config, out_root, verbose, children) for s in todo
+            }
+            try:
+                outcomes.update({s: f.result() for s, f in futures.items()})
+            except KeyboardInterrupt:  # Ctrl-C: no paper process outlives this one
+                children.stop()
+                raise
     elif todo:
         import submitit
 

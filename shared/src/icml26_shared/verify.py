@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from .cache import atomic_write_text
+from .papers import n_papers
 from .records import Record, environment
 from .runner import Outcome, reproduce
 
@@ -195,7 +196,7 @@ def verification_table(results: Sequence[Verification]) -> str:
             f"{r.wall_seconds:>8.1f}  {r.detail}"
         )
     counts = {s: sum(r.status == s for r in results) for s in STATUSES}
-    rows.append(", ".join(f"{n} {s}" for s, n in counts.items() if n) + f" (of {len(results)} papers)")
+    rows.append(", ".join(f"{n} {s}" for s, n in counts.items() if n) + f" (of {n_papers(len(results))})")
     return "\n".join(rows)
 
 
