@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from icml26_dlebench.data import SMALL_AREA, make_item
+from icml26_dlebench.imaging import zoom
 from icml26_dlebench.lmm import LMMJudge, evaluate, parse_reply, system_prompt
-from icml26_dlebench.method import MetricJudge, Scores, zoom
+from icml26_dlebench.method import MetricJudge, Scores
 from icml26_shared import ChatCompletionsClient, ChatError
 from icml26_shared.testing import FakeChatServer
 from PIL import Image

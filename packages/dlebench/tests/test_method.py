@@ -6,16 +6,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from icml26_dlebench.data import SMALL_AREA, make_item
 from icml26_dlebench.editors import Edit, apply_edit
-from icml26_dlebench.method import (
-    MODES,
-    MetricJudge,
-    Scores,
-    agreement,
-    bounding_box,
-    check_image,
-    level,
-    zoom,
-)
+from icml26_dlebench.imaging import check_image, zoom
+from icml26_dlebench.method import MODES, MetricJudge, Scores, agreement, bounding_box, level
 from scipy.stats import spearmanr
 
 

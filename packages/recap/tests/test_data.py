@@ -31,7 +31,7 @@ def test_self_correction_samples_target_the_oracle_after_the_mistake():
     samples = self_correction_samples(trajectories)
     assert samples
     for s in samples:
-        assert s.reflection in {"overshoot", "undershoot", "missed_target"}
+        assert s.reflection in {"overshoot", "undershoot", "wrong_direction", "missed_target"}
         assert s.context[9] == 1  # the previous status was 'wrong'
         assert s.action.kind == "drag" and s.thought.startswith("Reflection:")
     # the target is the scripted action for the screenshot after the mistake, never the mistake itself

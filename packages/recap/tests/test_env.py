@@ -56,6 +56,39 @@ def test_slider_keeps_a_wrong_drop_on_screen_and_text_refreshes():
     assert env.state["noise_seed"] != before  # a fresh challenge
 
 
+def _drag_error(kind: str, state: dict, start: int, end: int, y: int) -> str:
+    env = CaptchaEnv(kind, seed=0)
+    env.reset()
+    env.state = {**env.state, **state}
+    return env.step(Action("drag", start, y, end, y)).error
+
+
+@pytest.mark.parametrize(
+    ("theta0", "knob", "end", "error"),
+    [
+        (30, 32, 36, "wrong_direction"),  # +30 -> +60 deg: away from upright (a sign rule: undershoot)
+        (30, 32, 24, "overshoot"),  # +30 -> -30: past upright
+        (90, 32, 28, "undershoot"),  # +90 -> +60: towards upright, short of it
+        (90, 32, 32, "undershoot"),  # no move
+        (60, 52, 32, "undershoot"),  # -150 -> -300 (= +60) the long way round, not past upright (a sign rule: over)
+        (180, 32, 40, "undershoot"),  # upside down: +180 -> +240 (= -120) is towards upright too
+        (-90, 32, 8, "wrong_direction"),  # -90 -> -270 (= +90): no nearer upright, never past it
+    ],
+)
+def test_rotation_mistakes_are_named_by_where_the_arrow_went(theta0, knob, end, error):
+    assert _drag_error("rotation", {"theta0": theta0, "knob": knob}, knob, end, RotationTask.knob_y) == error
+
+
+def test_slider_drag_away_from_the_gap_is_wrong_direction_not_undershoot():
+    state = {"gap": 40, "piece": 30, "y": 32}
+    assert _drag_error("slider", state, 30, 20, 32) == "wrong_direction"
+    assert _drag_error("slider", state, 30, 34, 32) == "undershoot"
+    assert _drag_error("slider", state, 30, 50, 32) == "overshoot"
+    state = {"knob": TASKS["drag_slider"].x_of(4), "value": 6}
+    y = TASKS["drag_slider"].y
+    assert _drag_error("drag_slider", state, state["knob"], state["knob"] - 6, y) == "wrong_direction"
+
+
 def test_rotation_angle_wraps_and_the_knob_moves_it():
     state = {"theta0": 150, "knob": 32}
     assert RotationTask.angle(state) == 150

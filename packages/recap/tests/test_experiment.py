@@ -3,8 +3,18 @@
 import json
 
 import pytest
-from icml26_recap.experiment import CAPTCHA_KINDS, CLAIMS, CONFIGS, EXPERIMENT, GENERAL_KINDS, MULTI_STEP_KINDS, Config
+from icml26_recap.experiment import (
+    CAPTCHA_KINDS,
+    CLAIMS,
+    CONFIGS,
+    EXPERIMENT,
+    GENERAL_KINDS,
+    MULTI_STEP_KINDS,
+    Config,
+    weights_key,
+)
 from icml26_recap.tasks import CAPTCHA_TYPES, GENERAL_TASKS, MULTI_STEP_TYPES
+from icml26_shared import records
 
 
 def test_smoke_run_writes_results(tmp_path, monkeypatch):
@@ -25,6 +35,15 @@ def test_smoke_run_writes_results(tmp_path, monkeypatch):
     # a second run loads the trained weights from the cache and measures the same numbers
     again = EXPERIMENT.run("smoke", tmp_path / "again")
     assert again.metrics == record.metrics
+
+
+def test_cached_weights_are_keyed_by_the_code_too(monkeypatch):
+    """Another error category widens the reflection head: weights cached by older code must not load."""
+    config = CONFIGS["smoke"]
+    key = weights_key(config, 0, "base")
+    assert key.startswith("recap/base-") and key not in {weights_key(config, 1, "base"), weights_key(config, 0, "sft")}
+    monkeypatch.setattr(records, "source_hash", lambda module: "other code")
+    assert weights_key(config, 0, "base") != key
 
 
 def test_configs_and_the_task_lists_agree():

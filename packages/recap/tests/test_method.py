@@ -5,13 +5,14 @@ import pytest
 import torch
 from icml26_recap import AgentPolicy, ReCAPAgent, collect, sft_samples, train
 from icml26_recap.method import GRID, batch, tokens
+from icml26_recap.tasks import ERRORS
 
 
 def test_forward_shapes():
     agent = ReCAPAgent(64, width=8, hidden=16)
     b = batch(sft_samples(collect("drag_match", 3, 0)), 64)
     out = agent(b["image"], b["words"], b["context"])
-    assert out["reflection"].shape == (3, 7) and out["kind"].shape == (3, 3)
+    assert out["reflection"].shape == (3, len(ERRORS)) and out["kind"].shape == (3, 3)
     assert out["points"].shape == (3, 3, GRID * GRID) and out["text"].shape == (3, 4, 11)
 
 

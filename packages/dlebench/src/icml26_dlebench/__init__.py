@@ -10,7 +10,8 @@ from importlib.metadata import PackageNotFoundError, version
 
 from .data import INSTRUCTION_TYPES, EditItem, Instruction, build_benchmark, make_item
 from .editors import EDITORS, Edit, Editor, apply_edit, ground_truth
-from .method import MODES, RUBRICS, Judge, MetricJudge, Scores, agreement, bounding_box, level, zoom
+from .imaging import zoom
+from .method import MODES, RUBRICS, Judge, MetricJudge, Scores, agreement, bounding_box, level
 
 try:
     __version__ = version("icml26-dlebench")

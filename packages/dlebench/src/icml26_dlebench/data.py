@@ -5,7 +5,9 @@ textured shapes drawn on it. One of them, or a new one, is the *target* of an in
 covers ``area_range`` of the image (DLEBench: 1%-10%). Rendering the scene again with the instruction
 applied gives the *reference edit* (the oracle the paper's Oracle-guided mode shows the judge), and the
 pixels where source and reference differ, together with the target before and after, are the *edit
-region* (the annotation the Tool-driven mode zooms on).
+region* (the annotation the Tool-driven mode zooms on). The target's area is measured on the pixel grid
+(its mask, the larger of before and after the edit), and a sample whose measured area leaves
+``area_range`` is drawn again, as DLEBench filters its samples by the annotated area.
 
 Axis letters: H, W image height and width; C = 3 colour channels; images are float64 in [0, 1].
 """
@@ -37,6 +39,8 @@ COLORS = {
 MATERIALS = ("plain", "striped", "checkered")
 PHOTO_SIDE = 256  # photos are cached at this shorter side before random crops
 SMALL_AREA = (0.01, 0.10)  # DLEBench: the target occupies 1%-10% of the image
+RESIZE = (1.3, 0.7)  # radius factors of "make larger" and "make smaller" (areas x1.69 and x0.49)
+DRAWS = 50  # scenes drawn per sample before giving up (a sample is drawn again when it fails a check)
 
 
 @dataclass(frozen=True)
@@ -77,7 +81,7 @@ class EditItem:
     reference: np.ndarray  # (H, W, C), the oracle edit
     instruction: Instruction
     region: np.ndarray  # (H, W) bool: target before and after, and every pixel the edit changes
-    area_ratio: float  # target area / image area (the larger of before and after)
+    area_ratio: float  # target mask pixels / image pixels, the larger of before and after; in area_range
     photo: np.ndarray  # (H, W, C), the photograph without objects (editors render their variants on it)
     objects: tuple[Shape, ...]  # the source scene
 
@@ -155,6 +159,13 @@ def check_area_range(area_range: tuple[float, float], name: str = "area_range") 
     return low, high
 
 
+def with_article(phrase: str) -> str:
+    """``phrase`` after its indefinite article: "an" before a vowel letter, else "a" (this is the
+    sound rule for every colour, material and shape name here: none starts with a silent or a
+    consonant-sounding vowel letter)."""
+    return f"{'an' if phrase[:1].lower() in 'aeiou' else 'a'} {phrase}"
+
+
 def _where(center: tuple[float, float], size: int) -> str:
     rows, cols = ("top", "middle", "bottom"), ("left", "centre", "right")
     row, col = rows[min(2, int(3 * center[0] / size))], cols[min(2, int(3 * center[1] / size))]
@@ -211,7 +222,7 @@ def make_instruction(kind: str, objects: list[Shape], size: int, rng: np.random.
     taken = {(o.shape, o.color) for o in objects}
     if kind == "add":
         new = _new_shape(size, rng, rng.uniform(*area), objects, taken)
-        return Instruction(kind, -1, new, f"Add a {new.name} at the {_where(new.center, size)}.")
+        return Instruction(kind, -1, new, f"Add {with_article(new.name)} at the {_where(new.center, size)}.")
     if kind == "remove":
         return Instruction(kind, 0, None, f"Remove the {target.name}.")
     if kind == "replace":
@@ -219,7 +230,7 @@ def make_instruction(kind: str, objects: list[Shape], size: int, rng: np.random.
         shape, color = options[int(rng.integers(len(options)))]
         area_px = SHAPE_AREA[target.shape] * target.radius**2  # the new object keeps the target's area
         after = replace(target, shape=shape, color=color, radius=float(np.sqrt(area_px / SHAPE_AREA[shape])))
-        return Instruction(kind, 0, after, f"Replace the {target.name} with a {after.name}.")
+        return Instruction(kind, 0, after, f"Replace the {target.name} with {with_article(after.name)}.")
     if kind == "color":
         color = str(rng.choice([c for c in COLORS if c != target.color and (target.shape, c) not in taken]))
         return Instruction(kind, 0, replace(target, color=color), f"Change the colour of the {target.name} to {color}.")
@@ -237,7 +248,9 @@ def make_instruction(kind: str, objects: list[Shape], size: int, rng: np.random.
                 break
         after = replace(target, center=center)
         return Instruction(kind, 0, after, f"Move the {target.name} to the {_where(center, size)}.")
-    scale = 1.3 if target.radius**2 * SHAPE_AREA[target.shape] / size**2 < 0.5 * (area[0] + area[1]) else 0.7
+    # resize: larger when the enlarged target still fits under area[1], else smaller
+    target_area = SHAPE_AREA[target.shape] * target.radius**2 / size**2
+    scale = RESIZE[0] if RESIZE[0] ** 2 * target_area <= area[1] else RESIZE[1]
     after = replace(target, radius=target.radius * scale)
     return Instruction(kind, 0, after, f"Make the {target.name} {'larger' if scale > 1 else 'smaller'}.")
 
@@ -260,23 +273,35 @@ def edit_region(source: np.ndarray, reference: np.ndarray, masks: list[np.ndarra
 
 
 def make_item(kind: str, size: int, area_range: tuple[float, float], rng: np.random.Generator) -> EditItem:
-    """One benchmark sample of instruction type ``kind`` whose target covers ``area_range`` of the image."""
+    """One benchmark sample of instruction type ``kind`` whose target covers ``area_range`` of the image.
+
+    The covered fraction is measured on the pixel grid: ``area_ratio``, the larger of the target's mask
+    before and after the edit (a shape cut by the frame counts its pixels inside). Scenes are drawn
+    again until the edit changes the image and ``area_ratio`` lies in ``area_range``. For ``resize`` the
+    scene's target is drawn down to ``area_range[0] / 1.69``, so that "make larger" can land in the range
+    (the smaller of the two masks is then 1/1.69 of ``area_ratio``; after "make smaller" it is 0.49 of it).
+    """
     check_choice("kind", kind, INSTRUCTION_TYPES)
     check_int("size", size, 32)
-    area = check_area_range(area_range)
-    for _ in range(10):  # a large target may have nowhere to move: draw the scene again
-        photo, objects = make_scene(size, area, rng)
+    low, high = area = check_area_range(area_range)
+    scene_area = (low / RESIZE[0] ** 2, high) if kind == "resize" else area
+    for _ in range(DRAWS):  # a large target may have nowhere to move, or leave the range on the pixel grid
+        photo, objects = make_scene(size, scene_area, rng)
         instruction = make_instruction(kind, objects, size, rng, area)
+        before = [shape_mask(objects[instruction.target], size)] if instruction.target >= 0 else []
+        after = [shape_mask(instruction.after, size)] if instruction.after is not None else []
+        area_ratio = max(float(m.mean()) for m in before + after)
+        if not low <= area_ratio <= high:
+            continue
         source = render(photo, objects)
         reference = render(photo, apply_instruction(objects, instruction))
         if np.abs(reference - source).max(axis=-1).sum() > 0:
             break
     else:
-        raise RuntimeError(f"no {kind!r} edit that changes the image in 10 scenes with area_range={area}")
-    before = [shape_mask(objects[instruction.target], size)] if instruction.target >= 0 else []
-    after = [shape_mask(instruction.after, size)] if instruction.after is not None else []
+        raise RuntimeError(
+            f"no {kind!r} edit that changes the image with a target area in area_range={area} in {DRAWS} scenes"
+        )
     region = edit_region(source, reference, before + after)
-    area_ratio = max(float(m.mean()) for m in before + after)
     return EditItem(source, reference, instruction, region, area_ratio, photo, tuple(objects))
 
 

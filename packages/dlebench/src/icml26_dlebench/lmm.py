@@ -28,7 +28,8 @@ import numpy as np
 from icml26_shared import ChatError, ChatModel, check_choice, check_int, fail, image_part
 
 from .data import EditItem
-from .method import CRITERIA, LEVELS, MODES, RUBRICS, Judge, Scores, bounding_box, check_image, zoom
+from .imaging import check_image, zoom
+from .method import CRITERIA, LEVELS, MODES, RUBRICS, Judge, Scores, bounding_box
 
 JSON_OBJECT = re.compile(r"\{.*\}", re.S)
 

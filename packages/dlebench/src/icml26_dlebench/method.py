@@ -25,7 +25,9 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 from icml26_shared import check_choice, check_int, check_positive, fail
 
+from .baselines import whole_image_evidence
 from .data import EditItem
+from .imaging import SSIM_WINDOW, check_image, ssim_map, zoom
 
 MODES = ("whole", "tool", "oracle")  # whole-image (the baseline), Tool-driven, Oracle-guided
 LEVELS = (1, 2, 3, 4, 5)
@@ -49,7 +51,6 @@ RUBRICS = {
     },
 }
 Q_THRESHOLDS = (0.2, 0.4, 0.6, 0.8)  # evidence q in [0, 1] -> level: equal bins
-SSIM_WINDOW = 7  # skimage's default SSIM window (px)
 
 
 @dataclass(frozen=True)
@@ -78,21 +79,6 @@ class Judge(Protocol):
     def score(self, item: EditItem, edited: np.ndarray, mode: str) -> Scores: ...
 
 
-def check_image(name: str, image, size: tuple[int, int] | None = None) -> np.ndarray:
-    """An (H, W, 3) image: float in [0, 1] (finite) or uint8 (divided by 255); returned as float64."""
-    arr = np.asarray(image)
-    if arr.ndim != 3 or arr.shape[-1] != 3 or (size is not None and arr.shape[:2] != tuple(size)):
-        want = f"({size[0]}, {size[1]}, 3)" if size is not None else "(H, W, 3)"
-        raise fail(name, arr if arr.dtype != object else type(image).__name__, f"an RGB image of shape {want}")
-    if arr.dtype == np.uint8:
-        return arr.astype(np.float64) / 255.0
-    if not np.issubdtype(arr.dtype, np.floating):
-        raise fail(name, arr, "a float image in [0, 1] or a uint8 image")
-    if not np.isfinite(arr).all() or arr.min() < 0 or arr.max() > 1:
-        raise fail(name, arr, "finite float values in [0, 1]")
-    return arr.astype(np.float64)
-
-
 def level(q: float) -> int:
     """Rubric level 1..5 of evidence ``q`` (below 0.2 -> 1, ..., at least 0.8 -> 5; q may leave [0, 1])."""
     return 1 + sum(float(q) >= t for t in Q_THRESHOLDS)
@@ -112,25 +98,6 @@ def bounding_box(mask: np.ndarray, margin: float = 0.25, min_side: int = 16) -> 
     y0 = int(np.clip(round(cy - side / 2), 0, H - min(side, H)))
     x0 = int(np.clip(round(cx - side / 2), 0, W - min(side, W)))
     return y0, x0, min(H, y0 + side), min(W, x0 + side)
-
-
-def zoom(image: np.ndarray, box: tuple[int, int, int, int] | None, size: int) -> np.ndarray:
-    """The crop ``box`` of ``image`` (None: the whole image) resized to size x size: the judge's view.
-    Bilinear; anti-aliased when the crop is shrunk, as an LMM's image preprocessing does."""
-    from skimage.transform import resize
-
-    crop = image if box is None else image[box[0] : box[2], box[1] : box[3]]
-    shrink = crop.shape[0] > size or crop.shape[1] > size
-    order = 0 if image.dtype == bool else 1
-    return resize(crop, (size, size), order=order, anti_aliasing=shrink and order == 1, preserve_range=True)
-
-
-def ssim_map(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """(H, W) local SSIM of two RGB images in [0, 1] (7 x 7 windows, averaged over channels)."""
-    from skimage.metrics import structural_similarity
-
-    _, full = structural_similarity(a, b, win_size=SSIM_WINDOW, channel_axis=-1, data_range=1.0, full=True)
-    return full.mean(axis=-1)
 
 
 class MetricJudge:
@@ -160,8 +127,6 @@ class MetricJudge:
         """{mode: (q_IF, q_VC)}: the metric evidence of every mode before the rubric levels (the modes share
         their full-resolution SSIM map, so one call serves all three)."""
         from scipy.ndimage import binary_dilation
-
-        from .baselines import whole_image_evidence
 
         edited = check_image("edited", edited, item.source.shape[:2])
         out = {"whole": whole_image_evidence(item.source, edited, self.view_size, self.kappa * self.area_scale)}

@@ -3,8 +3,8 @@
 1. ``collect``: roll out a policy in the sandbox. The scripted solver reads the generator's privileged
    state and pairs every action with its reasoning trace ("thought"); the weaker policy takes the
    scripted action but, with probability ``mistake_rate`` per step, a typical mistake instead
-   (over/undershoot, wrong item, misread, missed target). Every step also records the scripted action for
-   its state, the oracle check used below.
+   (a drag off the goal, wrong item, misread, missed target). Every step also records the scripted action
+   for its state, the oracle check used below.
 2. ``curate``: keep solved trajectories, drop duplicates, balance the types.
 3. ``sft_samples``: one sample per step: (screenshot, instruction, previous action + its status) -> action.
 4. ``self_correction_samples`` (paper Section "self-correction data"): for a trajectory with a first wrong

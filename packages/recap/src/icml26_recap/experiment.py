@@ -8,7 +8,7 @@ general, no self-correction), **ReCAP** (CAPTCHA + self-correction + general, 1 
 without general data**; (4) the **modular pipeline** (type classifier + per-type specialists) is trained
 on the same CAPTCHA trajectories; (5) all five are evaluated on held-out challenges (test digit pool, new
 instances) with up to ``t_max`` attempts: success@k, first-attempt accuracy, recovery rate.
-Trained weights are cached through ``icml26_shared.cached`` (keyed by the config and seed).
+Trained weights are cached through ``icml26_shared.cached`` (keyed by the config, the seed and the code).
 """
 
 from __future__ import annotations
@@ -181,12 +181,19 @@ def _data(config: Config, seed: int):
     return captcha, corrections, general
 
 
+def weights_key(config: Config, seed: int, variant: str) -> str:
+    """The cache key of ``variant``'s weights: the config, the seed and the package's source, so that a
+    code change (e.g. another error category, hence another reflection head) never loads stale weights."""
+    from icml26_shared.records import source_hash
+
+    return f"recap/{variant}-{fingerprint({'config': config.as_dict(), 'seed': seed, 'code': source_hash(__name__)})}"
+
+
 def _trained(config: Config, seed: int, variant: str, build):
     """The weights of ``variant`` for this seed from the cache, or ``build()`` them (a state dict)."""
     from icml26_shared import cached
 
-    key = f"recap/{variant}-{fingerprint({'config': config.as_dict(), 'seed': seed})}"
-    return cached(key, build)
+    return cached(weights_key(config, seed, variant), build)
 
 
 def train_variants(config: Config, seed: int) -> dict:

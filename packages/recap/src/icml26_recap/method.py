@@ -2,9 +2,9 @@
 
 ``ReCAPAgent`` reads the screenshot (CNN encoder with coordinate channels), the instruction words and the
 context (previous action and the status it got). It first predicts a **reflection** (the error category
-of the previous action: none, overshoot, undershoot, wrong item, misread, missed target, wrong action),
-then the action conditioned on it (teacher-forced in training, its own prediction when acting), mirroring
-"reflection, then corrected action" in the paper's self-correction targets:
+of the previous action: none, overshoot, undershoot, wrong direction, wrong item, misread, missed target,
+wrong action), then the action conditioned on it (teacher-forced in training, its own prediction when
+acting), mirroring "reflection, then corrected action" in the paper's self-correction targets:
 
 * action head: click / drag / type;
 * coordinate heads: three 16x16 heatmaps (click point, drag start, drag end) from FiLM-modulated

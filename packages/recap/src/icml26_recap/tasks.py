@@ -32,7 +32,9 @@ from .render import (
 )
 
 STATUSES = ("solved", "wrong", "progress", "invalid")
-ERRORS = ("none", "overshoot", "undershoot", "wrong_item", "misread", "missed_target", "wrong_action")
+ERRORS = (
+    "none", "overshoot", "undershoot", "wrong_direction", "wrong_item", "misread", "missed_target", "wrong_action",
+)  # fmt: skip
 DEG_PER_PX = 7.5  # rotation captcha: the 48-px track spans 360 degrees
 TRACK = (8, 56)  # x range of the rotation and general slider tracks
 
@@ -53,9 +55,21 @@ def _off_target(target: int, offsets: list[int], rng: np.random.Generator) -> in
     return int(rng.choice(moves))
 
 
-def _overshoot(before: float, after: float) -> str:
-    """A signed residual that changed sign overshot the target; one that kept its sign fell short."""
-    return "overshoot" if np.sign(after) == -np.sign(before) else "undershoot"
+def _miss(before: float, after: float, period: float | None = None) -> str:
+    """The error of a drag that left the goal unreached. ``before``, ``after``: the signed residual
+    (position minus goal) before and after the drag, ``after`` along the path the drag took (not
+    wrapped); with a ``period``, every multiple of it is the goal too (the arrow is upright every 360
+    degrees). Past a goal: overshoot; else nearer the goal than before (or not moved): undershoot; else
+    wrong_direction: moved, but ended no nearer the goal (a rule on the residual's sign alone would call
+    that undershoot)."""
+    low, high = sorted((before, after))
+    if period is None:
+        passed, distance = low <= 0 <= high, abs(after)
+    else:
+        passed, distance = np.floor(high / period) * period >= low, min(after % period, -after % period)
+    if passed:
+        return "overshoot"
+    return "undershoot" if distance < abs(before) or after == before else "wrong_direction"
 
 
 @dataclass(frozen=True)
@@ -198,7 +212,7 @@ class SliderTask(Task):
         after = piece - state["gap"]
         if abs(after) <= self.tolerance:
             return state, "solved", "none"
-        return state, "wrong", _overshoot(before, after)
+        return state, "wrong", _miss(before, after)
 
     def oracle(self, state):
         p, g, y = state["piece"], state["gap"], state["y"]
@@ -262,11 +276,11 @@ class RotationTask(Task):
             return state, "wrong", "missed_target"
         before = self.angle(state)
         knob = round(float(np.clip(state["knob"] + action.x2 - action.x, *TRACK)))
+        turned = (knob - state["knob"]) * DEG_PER_PX
         state = {**state, "knob": knob}
-        after = self.angle(state)
-        if abs(after) <= self.tolerance:
+        if abs(self.angle(state)) <= self.tolerance:
             return state, "solved", "none"
-        return state, "wrong", _overshoot(before, after)
+        return state, "wrong", _miss(before, before + turned, 360.0)
 
     def oracle(self, state):
         k, target = state["knob"], self._target(state)
@@ -527,7 +541,7 @@ class DragSliderTask(Task):
         before = state["knob"] - self.x_of(state["value"])
         state = {**state, "knob": round(float(np.clip(state["knob"] + action.x2 - action.x, *TRACK)))}
         after = state["knob"] - self.x_of(state["value"])
-        return (state, "solved", "none") if abs(after) <= 2 else (state, "wrong", _overshoot(before, after))
+        return (state, "solved", "none") if abs(after) <= 2 else (state, "wrong", _miss(before, after))
 
     def oracle(self, state):
         k, target = state["knob"], self.x_of(state["value"])
