@@ -54,7 +54,11 @@ def bounded(spec: str) -> bool:
 
 def expected_urls(member: str, where: dict[str, str]) -> dict[str, str]:
     """The Source and Documentation URLs of a member (``packages/<slug>`` or ``shared``) under ``[tool.icml26]``."""
-    docs = f"{where['documentation']}/api/" if member == "shared" else f"{where['documentation']}/papers/{Path(member).name}/"
+    docs = (
+        f"{where['documentation']}/api/"
+        if member == "shared"
+        else f"{where['documentation']}/papers/{Path(member).name}/"
+    )
     return {"Source": f"{where['repository']}/tree/{where['branch']}/{member}", "Documentation": docs}
 
 
@@ -79,29 +83,44 @@ def check_metadata(member: Path, root: Path) -> list[str]:
     proj = meta.get("project", {})
     out = []
     if proj.get("license") != "MIT" or proj.get("license-files") != ["LICENSE"]:
-        out.append(f"{name}: expected license = 'MIT' and license-files = ['LICENSE'], is "
-                   f"{proj.get('license')!r} and {proj.get('license-files')!r}")
+        out.append(
+            f"{name}: expected license = 'MIT' and license-files = ['LICENSE'], is "
+            f"{proj.get('license')!r} and {proj.get('license-files')!r}"
+        )
     licence = root / "LICENSE"
-    if not (member / "LICENSE").is_file() or not licence.is_file() or (member / "LICENSE").read_bytes() != licence.read_bytes():
+    if (
+        not (member / "LICENSE").is_file()
+        or not licence.is_file()
+        or (member / "LICENSE").read_bytes() != licence.read_bytes()
+    ):
         out.append(f"{name}: {rel}/LICENSE must be a copy of the root LICENSE (cp LICENSE {rel}/LICENSE)")
     if not proj.get("authors"):
         out.append(f"{name}: project.authors missing (e.g. [{{ name = 'icml26 contributors' }}])")
     if "icml-2026" not in proj.get("keywords", []):
-        out.append(f"{name}: project.keywords should include 'icml-2026' and the paper's topics, is {proj.get('keywords')!r}")
+        out.append(
+            f"{name}: project.keywords should include 'icml-2026' and the paper's topics, is {proj.get('keywords')!r}"
+        )
     missing = [c for c in HOUSE_CLASSIFIERS if c not in proj.get("classifiers", [])]
     if missing:
         out.append(f"{name}: project.classifiers lacks {missing}")
     urls = proj.get("urls", {})
     for key, url in expected_urls(rel, where).items():
         if urls.get(key) != url:
-            out.append(f"{name}: project.urls.{key} should be {url!r} ([tool.icml26] in pyproject.toml), is {urls.get(key)!r}")
+            out.append(
+                f"{name}: project.urls.{key} should be {url!r} ([tool.icml26] in pyproject.toml), is {urls.get(key)!r}"
+            )
     if "Paper" in urls and not str(urls["Paper"]).startswith("https://"):
         out.append(f"{name}: project.urls.Paper should be an https URL, is {urls['Paper']!r}")
     hook = meta.get("tool", {}).get("hatch", {}).get("metadata", {}).get("hooks", {}).get(README_HOOK, {})
     subs = readme_substitutions(rel, where)
     expected = {"content-type": "text/markdown", "fragments": [{"path": "README.md"}], "substitutions": subs}
     requires = " ".join(meta.get("build-system", {}).get("requires", []))
-    if "readme" not in proj.get("dynamic", []) or "readme" in proj or hook != expected or "hatch-fancy-pypi-readme" not in requires:
+    if (
+        "readme" not in proj.get("dynamic", [])
+        or "readme" in proj
+        or hook != expected
+        or "hatch-fancy-pypi-readme" not in requires
+    ):
         out.append(
             f"{name}: the long description must come from [tool.hatch.metadata.hooks.{README_HOOK}] (dynamic = "
             f"['readme'], hatch-fancy-pypi-readme in build-system.requires) with substitutions {subs}"
@@ -110,7 +129,9 @@ def check_metadata(member: Path, root: Path) -> list[str]:
     left = relative_links(substitute(readme.read_text(), subs)) if readme.is_file() else []
     if left:
         up = "../" * len(Path(rel).parts)
-        out.append(f"{name}: README links {left} stay relative in the built long description (write them as {up}<path>)")
+        out.append(
+            f"{name}: README links {left} stay relative in the built long description (write them as {up}<path>)"
+        )
     return out
 
 
@@ -122,7 +143,11 @@ def check_install(pkg: Path, root: Path) -> list[str]:
         return [f"{pkg.name}: {err}"]
     section = install_section((pkg / "README.md").read_text()) if (pkg / "README.md").is_file() else ""
     wanted = [f"git+{repository}#subdirectory=packages/{pkg.name}", f"git+{repository}#subdirectory=shared"]
-    out = [f"{pkg.name}: README's Install section lacks {w!r} (before a release, the git URL form works)" for w in wanted if w not in section]
+    out = [
+        f"{pkg.name}: README's Install section lacks {w!r} (before a release, the git URL form works)"
+        for w in wanted
+        if w not in section
+    ]
     if "after a release" not in section:
         out.append(f"{pkg.name}: README's Install section should keep the index form as 'after a release'")
     return out

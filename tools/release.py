@@ -293,7 +293,19 @@ def build(member: Member, tree: Path, dist: Path) -> tuple[list[Path], Path]:
     left = relative_links(long_description(files[0]))
     if left:
         raise ReleaseError(f"{files[0].name}: long description still has relative links {left}")
+    check_sdist_licence(files[1])
     return files, shared
+
+
+def check_sdist_licence(sdist: Path) -> None:
+    """The sdist carries the LICENSE file at its top (``license-files``; the wheel check covers the wheel)."""
+    with tarfile.open(sdist) as tar:
+        names = tar.getnames()
+    top = names[0].split("/", 1)[0] if names else sdist.name
+    if f"{top}/LICENSE" not in names:
+        raise ReleaseError(
+            f"{sdist.name}: no {top}/LICENSE in the sdist (license-files = ['LICENSE'] in its pyproject)"
+        )
 
 
 def twine_check(files: list[Path], twine: str | None) -> None:
@@ -343,7 +355,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("tag", nargs="?", help="<distribution>-v<version>")
     parser.add_argument("--package", help="with --dry-run and no tag: the member (slug or 'shared') to check")
-    parser.add_argument("--repo-url", required=True, help="e.g. https://github.com/$GITHUB_REPOSITORY")
+    parser.add_argument("--repo-url", help="default: [tool.icml26] repository in pyproject.toml")
     parser.add_argument("--ref", help="commit the links point at and the build uses (default: HEAD)")
     parser.add_argument("--dist", type=Path, default=ROOT / "dist" / "release")
     parser.add_argument("--twine", help="the twine executable (default: twine on PATH)")
@@ -358,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
             if not found:
                 raise ReleaseError(f"package={args.package!r}: no such member; known: shared, packages/*")
             args.tag = f"{found[0].distribution}-v{found[0].version}"
-        files = release(args.tag, args.repo_url, args.ref, args.dist.resolve(), args.twine)
+        files = release(args.tag, args.repo_url or site()["repository"], args.ref, args.dist.resolve(), args.twine)
     except (ReleaseError, RuntimeError) as err:  # RuntimeError: a command (uv build, twine, the smoke run) failed
         print(f"release: error: {err}", file=sys.stderr)
         return 1
