@@ -21,7 +21,8 @@ RELEASE_ENV := .venvs/release
 OUT ?=
 # The package whose release dry run make ci exercises (every step but the upload).
 RELEASE_PACKAGE ?= sinkhorn-te
-REPO_URL ?= $(if $(GITHUB_REPOSITORY),https://github.com/$(GITHUB_REPOSITORY),https://github.com/OWNER/icml26)
+# The repository's address: [tool.icml26] in pyproject.toml, the one place that defines it (release links, docs).
+REPO_URL ?= $(shell python3 -c 'import tomllib; print(tomllib.load(open("pyproject.toml", "rb"))["tool"]["icml26"]["repository"])')
 CI_STAGES := lock lint check deps wheels release-check docs test
 
 .PHONY: help uv setup test test-slow reproduce refresh report lint check deps lock wheels release-check docs ci \
@@ -98,7 +99,7 @@ release-check: uv  ## the release workflow's steps for RELEASE_PACKAGE, all but 
 
 docs: uv  ## the documentation site in build/site (mkdocs-material, strict, offline)
 	UV_PROJECT_ENVIRONMENT=$(DOCS_ENV) $(UV) sync --locked --only-group docs --quiet
-	$(DOCS_ENV)/bin/python tools/docs.py --out build/docs
+	$(DOCS_ENV)/bin/python tools/docs.py --out build/docs --repo-url $(REPO_URL)
 	NO_MKDOCS_2_WARNING=true $(DOCS_ENV)/bin/mkdocs build --strict --quiet --config-file mkdocs.yml --site-dir build/site
 
 ci-lock: uv

@@ -7,7 +7,12 @@ Run it from the repository root. Prints one line per finding; exits 1 if any pac
 It checks the shape of a package, not whether its science is right. Beyond the layout, names, configs,
 tests and README sections it checks what a release needs (tools/release.py): a bounded
 ``icml26-shared`` range (``>=0.1,<0.2``), a changelog line for the current version, and README links
-that the release rewriting can resolve (relative ones must name a file in the repository).
+that the release rewriting can resolve (relative ones must name a file in the repository). With ``--all``
+it checks the shared package's metadata too. The metadata a user of the package index sees is checked
+against ``[tool.icml26]`` of the root pyproject.toml (the repository's one address): the LICENSE copy
+(identical to the root's) in ``license-files``, authors, keywords, the house classifiers, the Source and
+Documentation URLs, the README hook that makes its links absolute in every build, and an Install section
+that leads with the git-URL form that works before a release.
 """
 
 from __future__ import annotations
@@ -18,9 +23,26 @@ import sys
 import tomllib
 from pathlib import Path
 
-from release import ReleaseError, has_changelog_line, relative_links, resolve_link
+from release import (
+    ReleaseError,
+    has_changelog_line,
+    readme_substitutions,
+    relative_links,
+    resolve_link,
+    site,
+    substitute,
+)
 
 README_SECTIONS = ["install", "usage", "reproduce", "deviation", "citation"]
+HOUSE_CLASSIFIERS = [
+    "Development Status :: 3 - Alpha",
+    "Intended Audience :: Science/Research",
+    "Operating System :: OS Independent",
+    "Programming Language :: Python :: 3 :: Only",
+    "Programming Language :: Python :: 3.11",
+    "Topic :: Scientific/Engineering :: Artificial Intelligence",
+]
+README_HOOK = "fancy-pypi-readme"  # hatch-fancy-pypi-readme: the README, its links made absolute, in every build
 
 
 def bounded(spec: str) -> bool:
@@ -28,6 +50,107 @@ def bounded(spec: str) -> bool:
     clauses = [c.strip() for c in spec.split(";")[0].split(",") if c.strip()]
     ops = {m[1] for m in (re.match(r"^(~=|==|>=|<=|>|<|!=)\s*[0-9]", c) for c in clauses) if m}
     return bool(ops & {"~=", "=="}) or (bool(ops & {">=", ">"}) and bool(ops & {"<", "<="}))
+
+
+def expected_urls(member: str, where: dict[str, str]) -> dict[str, str]:
+    """The Source and Documentation URLs of a member (``packages/<slug>`` or ``shared``) under ``[tool.icml26]``."""
+    docs = (
+        f"{where['documentation']}/api/"
+        if member == "shared"
+        else f"{where['documentation']}/papers/{Path(member).name}/"
+    )
+    return {"Source": f"{where['repository']}/tree/{where['branch']}/{member}", "Documentation": docs}
+
+
+def install_section(readme: str) -> str:
+    """The text of the README's ``## Install`` section ('' when there is none)."""
+    match = re.search(r"(?ms)^## Install[^\n]*$(?P<body>.*?)(?=^## |\Z)", readme)
+    return match["body"] if match else ""
+
+
+def check_metadata(member: Path, root: Path) -> list[str]:
+    """What the package index shows of a member: licence, authors, keywords, classifiers, URLs, long description.
+
+    ``member`` is shared/ or packages/<slug>/ under ``root``; every address comes from ``site(root)``.
+    """
+    rel = member.resolve().relative_to(root.resolve()).as_posix()
+    name = member.name
+    try:
+        where = site(root)
+    except ReleaseError as err:
+        return [f"{name}: {err}"]
+    meta = tomllib.loads((member / "pyproject.toml").read_text())
+    proj = meta.get("project", {})
+    out = []
+    if proj.get("license") != "MIT" or proj.get("license-files") != ["LICENSE"]:
+        out.append(
+            f"{name}: expected license = 'MIT' and license-files = ['LICENSE'], is "
+            f"{proj.get('license')!r} and {proj.get('license-files')!r}"
+        )
+    licence = root / "LICENSE"
+    if (
+        not (member / "LICENSE").is_file()
+        or not licence.is_file()
+        or (member / "LICENSE").read_bytes() != licence.read_bytes()
+    ):
+        out.append(f"{name}: {rel}/LICENSE must be a copy of the root LICENSE (cp LICENSE {rel}/LICENSE)")
+    if not proj.get("authors"):
+        out.append(f"{name}: project.authors missing (e.g. [{{ name = 'icml26 contributors' }}])")
+    if "icml-2026" not in proj.get("keywords", []):
+        out.append(
+            f"{name}: project.keywords should include 'icml-2026' and the paper's topics, is {proj.get('keywords')!r}"
+        )
+    missing = [c for c in HOUSE_CLASSIFIERS if c not in proj.get("classifiers", [])]
+    if missing:
+        out.append(f"{name}: project.classifiers lacks {missing}")
+    urls = proj.get("urls", {})
+    for key, url in expected_urls(rel, where).items():
+        if urls.get(key) != url:
+            out.append(
+                f"{name}: project.urls.{key} should be {url!r} ([tool.icml26] in pyproject.toml), is {urls.get(key)!r}"
+            )
+    if "Paper" in urls and not str(urls["Paper"]).startswith("https://"):
+        out.append(f"{name}: project.urls.Paper should be an https URL, is {urls['Paper']!r}")
+    hook = meta.get("tool", {}).get("hatch", {}).get("metadata", {}).get("hooks", {}).get(README_HOOK, {})
+    subs = readme_substitutions(rel, where)
+    expected = {"content-type": "text/markdown", "fragments": [{"path": "README.md"}], "substitutions": subs}
+    requires = " ".join(meta.get("build-system", {}).get("requires", []))
+    if (
+        "readme" not in proj.get("dynamic", [])
+        or "readme" in proj
+        or hook != expected
+        or "hatch-fancy-pypi-readme" not in requires
+    ):
+        out.append(
+            f"{name}: the long description must come from [tool.hatch.metadata.hooks.{README_HOOK}] (dynamic = "
+            f"['readme'], hatch-fancy-pypi-readme in build-system.requires) with substitutions {subs}"
+        )
+    readme = member / "README.md"
+    left = relative_links(substitute(readme.read_text(), subs)) if readme.is_file() else []
+    if left:
+        up = "../" * len(Path(rel).parts)
+        out.append(
+            f"{name}: README links {left} stay relative in the built long description (write them as {up}<path>)"
+        )
+    return out
+
+
+def check_install(pkg: Path, root: Path) -> list[str]:
+    """The README's Install section leads with what works before a release: the git URL of ``[tool.icml26]``."""
+    try:
+        repository = site(root)["repository"]
+    except ReleaseError as err:
+        return [f"{pkg.name}: {err}"]
+    section = install_section((pkg / "README.md").read_text()) if (pkg / "README.md").is_file() else ""
+    wanted = [f"git+{repository}#subdirectory=packages/{pkg.name}", f"git+{repository}#subdirectory=shared"]
+    out = [
+        f"{pkg.name}: README's Install section lacks {w!r} (before a release, the git URL form works)"
+        for w in wanted
+        if w not in section
+    ]
+    if "after a release" not in section:
+        out.append(f"{pkg.name}: README's Install section should keep the index form as 'after a release'")
+    return out
 
 
 def check(pkg: Path, root: Path) -> list[str]:
@@ -44,9 +167,10 @@ def check(pkg: Path, root: Path) -> list[str]:
     proj = meta.get("project", {})
     if proj.get("name") != f"icml26-{slug}":
         out.append(f"{slug}: project.name should be icml26-{slug}, is {proj.get('name')!r}")
-    for key in ("version", "description", "readme", "requires-python", "license"):
+    for key in ("version", "description", "requires-python", "license"):
         if key not in proj:
             out.append(f"{slug}: project.{key} missing")
+    out += check_metadata(pkg, root)
     deps = proj.get("dependencies", [])
     shared = [d for d in deps if re.match(r"icml26-shared\b", d)]
     if not shared:
@@ -108,6 +232,7 @@ def check(pkg: Path, root: Path) -> list[str]:
                 resolve_link(target, pkg.resolve(), root.resolve())
             except ReleaseError as err:
                 out.append(f"{slug}: README {err} (the release rewriting cannot resolve it)")
+    out += check_install(pkg, root)
     res = root / "results" / slug / "results.json"
     if not res.is_file():
         out.append(f"{slug}: results/{slug}/results.json missing (run `icml26 run {slug}` with the quick config)")
@@ -135,6 +260,8 @@ def main(argv: list[str]) -> int:
         print(__doc__)
         return 2
     findings = [f for p in pkgs for f in check(p, root)]
+    if argv == ["--all"]:
+        findings += check_metadata(root / "shared", root)
     for f in findings:
         print(f)
     print(f"{len(pkgs)} package(s) checked, {len(findings)} finding(s)")

