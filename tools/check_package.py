@@ -55,9 +55,9 @@ def bounded(spec: str) -> bool:
 def expected_urls(member: str, where: dict[str, str]) -> dict[str, str]:
     """The Source and Documentation URLs of a member (``packages/<slug>`` or ``shared``) under ``[tool.icml26]``."""
     docs = (
-        f"{where['documentation']}/api/"
+        f"{where['documentation']}/api.html"
         if member == "shared"
-        else f"{where['documentation']}/papers/{Path(member).name}/"
+        else f"{where['documentation']}/papers/{Path(member).name}.html"  # the site's pages end in .html (mkdocs.yml)
     )
     return {"Source": f"{where['repository']}/tree/{where['branch']}/{member}", "Documentation": docs}
 

@@ -33,7 +33,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from release import ReleaseError, map_links, resolve_link
+from release import ReleaseError, map_links, resolve_link, site
 
 ROOT = Path(__file__).resolve().parents[1]
 FIGURES = {".png", ".jpg", ".jpeg", ".gif", ".svg"}
@@ -265,8 +265,8 @@ def copy_mathjax(out: Path) -> Path:
 
 
 def default_repo_url() -> str:
-    """Where links to repository files point by default: ``$GITHUB_REPOSITORY`` on GitHub, else a placeholder."""
-    return f"https://github.com/{os.environ.get('GITHUB_REPOSITORY', 'OWNER/icml26')}"
+    """Where links to repository files point by default: the one address in ``[tool.icml26]`` (as the Makefile)."""
+    return site()["repository"]
 
 
 def main(argv: list[str] | None = None) -> int:
