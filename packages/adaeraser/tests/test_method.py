@@ -91,7 +91,7 @@ def _control_scores(seed, branches, n=2):
 def test_control_edits_only_the_last_branch_and_chosen_layers():
     control = HardSuppression(MASK, layers=[1])
     scores = _control_scores(0, 2)
-    assert control(scores, 0) is scores  # layer 0 not controlled
+    assert control(scores, 0) is None  # layer 0 not controlled: the denoiser keeps the scores
     out = control(scores, 1)
     torch.testing.assert_close(out[:2], scores[:2])
     torch.testing.assert_close(out[2:], suppress(scores[2:], MASK, 1.0))
@@ -111,7 +111,7 @@ def test_similarity_suppression_scales_masked_queries_during_ss_steps():
 def test_adaptive_limits():
     scores = _control_scores(2, 3)
     zero = AdaptiveSuppression(MASK, lambda_max=0.0)
-    torch.testing.assert_close(zero(scores, 0), scores)  # lambda_max = 0: no suppression
+    assert zero(scores, 0) is None  # lambda_max = 0: no suppression
     same = scores.clone()
     same[4:] = same[:2]  # edited image identical to the source: full presence, AdaEraser = hard blocking
     out = AdaptiveSuppression(MASK)(same, 0)[4:].softmax(-1)

@@ -56,6 +56,30 @@ def test_control_sees_every_layer_and_identity_control_changes_nothing(model):
     assert seen == [(0, (2, 2, 16, 16)), (1, (2, 2, 16, 16))]
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_zero_suppression_is_the_unedited_dit_bit_for_bit(model, dtype):
+    """Issue 27: lambda = 0 went through the explicit-scores attention while no control used SDPA (2.4e-6 apart
+    in float32); an edit of zero now returns None and takes the very same fused call as no control."""
+    net = model.to(dtype)
+    x = torch.randn(6, 3, 8, 8, generator=torch.Generator().manual_seed(0), dtype=dtype)
+    mask = torch.zeros(2, 16)
+    mask[:, 5:9] = 1
+    t = torch.tensor([10, 500, 990, 10, 500, 990])
+    plain = {n: net(x[:n], t[:n]) for n in (4, 6)}  # each batch size its own reference (GEMMs may depend on it)
+    zero = [
+        FixedSuppression(mask, strength=0.0),
+        FixedSuppression(mask, strength=0.0, ss_steps=3, ss_scale=1.0),
+        AdaptiveSuppression(mask, lambda_max=0.0, ss_steps=3, ss_scale=0.5),
+        HardSuppression(mask, layers=[]),
+    ]
+    zero[2].step = 3  # after the similarity-suppression steps
+    for control in zero:
+        batch = x if control.branches == 3 else x[:4]
+        assert torch.equal(net(batch, t[: len(batch)], control), plain[len(batch)])
+    assert not torch.equal(net(x[:4], t[:4], FixedSuppression(mask, strength=1e-3)), plain[4])
+    model.float()
+
+
 def test_outside_of_the_mask_is_the_source(model, scenes):
     out = remove_object(model, scenes.image, scenes.mask, partial(HardSuppression), steps=5)
     outside = scenes.mask[:, None] == 0

@@ -5,7 +5,7 @@ import pytest
 import torch
 from hypothesis import given
 from hypothesis import strategies as st
-from icml26_autoprune.allocation import allocate, outlier_ratio, owl, sdsa, skewness, uniform
+from icml26_autoprune.allocation import allocate, outlier_ratio, owl, sdsa, skewness, tied_skews, uniform
 from icml26_autoprune.data import planted_outlier_network
 from icml26_autoprune.metric import WANDA
 from icml26_autoprune.pruning import LayerStats, dense_statistics, prune_blocks
@@ -49,6 +49,37 @@ def test_sdsa_mean_is_the_target_and_skew_gets_lower_sparsity(seed, s, lam):
     assert all(abs(v - s) <= lam + 1e-9 for v in out)
     gamma = [skew(np.abs(w).flatten()) for w in weights]
     assert out[int(np.argmax(gamma))] == pytest.approx(min(out))
+
+
+@given(st.integers(0, 10_000), st.lists(st.floats(-3, 3), min_size=2, max_size=6), st.floats(0.2, 0.8))
+def test_sdsa_equal_skews_give_exactly_the_uniform_allocation(seed, log_scales, s):
+    """Rescaled copies of one block: equal skewness, float32 rounding apart (the issue's [0.667, 0.575, ...])."""
+    W = torch.randn(64, 96, generator=torch.Generator().manual_seed(seed))
+    stats = [{"0": LayerStats(W * 10.0**c, torch.ones(96))} for c in log_scales]
+    assert sdsa(stats, s, lam=min(0.08, s, 0.99 - s)) == uniform(len(log_scales), s)
+
+
+@given(st.integers(0, 10_000), st.lists(st.floats(-3, 3), min_size=4, max_size=4), st.floats(0.2, 0.8))
+def test_sdsa_is_invariant_to_rescaling_layers(seed, log_scales, s):
+    """Skewness is scale-free, so rescaling each block leaves the allocation as it is (equal to 1e-9, far below
+    a weight: 1/in_features = 3e-2 here), and the two copies of one block get exactly equal sparsities."""
+    rng = np.random.default_rng(seed)
+    weights = [rng.standard_t(df, size=(8, 32)).astype(np.float32) for df in (1.5, 3, 30)]
+    weights.append(weights[0])  # a copy of block 0: equal skewness
+    lam = min(0.08, s, 0.99 - s)
+    reference = sdsa(stats_from(weights), s, lam=lam)
+    scaled = [{"0": LayerStats(torch.tensor(w) * 10.0**c, torch.ones(32))} for w, c in zip(weights, log_scales)]
+    out = sdsa(scaled, s, lam=lam)
+    assert out == pytest.approx(reference, abs=1e-9)
+    assert out[0] == out[3] and reference[0] == reference[3]
+    assert np.mean(out) == pytest.approx(s, abs=1e-9) and all(abs(v - s) <= lam + 1e-9 for v in out)
+    assert max(out) - min(out) > lam  # the distinct skews still spread the allocation
+
+
+def test_tied_skews_joins_runs_closer_than_the_tolerance():
+    gamma = np.array([1.0, 3.0, 1.0 + 4e-8, 2.0, 1.0 - 4e-8])
+    assert tied_skews(gamma, 1e-6).tolist() == [1.0, 3.0, 1.0, 2.0, 1.0]
+    assert tied_skews(gamma, 1e-9).tolist() == gamma.tolist()
 
 
 @pytest.mark.parametrize(

@@ -72,6 +72,16 @@ def test_prune_blocks_sparsity_and_propagation():
         assert torch.equal(mask, result.masks[f"{index}.0"])
 
 
+def test_dense_statistics_are_copies_that_pruning_leaves_alone():
+    net = planted_outlier_network(seed=2)
+    x = torch.randn(64, 128, generator=torch.Generator().manual_seed(2))
+    stats = dense_statistics(list(net), x)
+    before = [s.weight.clone() for block in stats for s in block.values()]
+    prune_blocks(list(net), x, [0.5] * 6, WANDA)
+    assert all(torch.equal(w, s.weight) for w, s in zip(before, [s for b in stats for s in b.values()], strict=True))
+    assert float((net[0][0].weight == 0).float().mean()) == 0.5  # the network itself was pruned
+
+
 def test_magnitude_layer_group_and_n_m_procedure():
     net = planted_outlier_network(seed=1)
     x = torch.randn(64, 128)

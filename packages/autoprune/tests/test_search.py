@@ -85,6 +85,20 @@ def test_endpoint_error_propagates_after_the_history_is_written(layers, tmp_path
     assert len((tmp_path / "h").read_text().splitlines()) == 2  # the seed and generation 1 were kept
 
 
+@pytest.mark.parametrize("with_history", [False, True])
+def test_non_text_proposals_are_refused_before_anything_is_written(layers, tmp_path, with_history):
+    """A proposer returning bytes used to crash json.dumps half-way with a history file (issue 27)."""
+    proposer = MutationProposer()
+    proposer.propose = lambda prompt, history, n: ["abs(W)", b"abs(W) * X"]
+    path = tmp_path / "h" if with_history else None
+    with pytest.raises(ValueError, match=r"^proposer.propose\(\)='a list holding bytes': expected a list of"):
+        search(proposer, layers, 0.7, generations=1, candidates=2, history_path=path)
+    if with_history:
+        assert len(path.read_text().splitlines()) == 1  # the seed only: none of generation 1 was written
+    with pytest.raises(ValueError, match="^seeds="):
+        search(MutationProposer(), layers, 0.7, seeds=[b"abs(W)"], history_path=path)
+
+
 def test_gcot_prompt_carries_statistics_and_history(layers):
     facts = layer_facts(layers)
     history = search(MutationProposer(seed=1), layers, 0.7, 1, 2)

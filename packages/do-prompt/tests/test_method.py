@@ -6,7 +6,7 @@ import pytest
 import torch
 from hypothesis import given
 from hypothesis import strategies as st
-from icml26_do_prompt import DoPrompt, MaPLe, consistency, gaussian_kl
+from icml26_do_prompt import CoOp, DoPrompt, MaPLe, consistency, gaussian_kl
 from torch import nn
 
 
@@ -106,6 +106,21 @@ def test_objective_is_ce_plus_weighted_kl_and_consistency():
     assert bottleneck_only["do"] == 0
     _, warming = DoPrompt(LinearHost(), beta=1.0, warmup=0.5).loss(None, tokens, y, None, progress=0.0)
     assert warming["kl"] > 0  # measured, but weighted 0 at the start of the warm-up
+
+
+def test_zero_weighted_terms_cannot_poison_the_loss(clip):
+    """Issue 27: beta = 0 with a collapsed posterior gave 0 x inf = NaN (KL = inf) where CoOp's loss is finite."""
+    tokens, y, names = clip.image.tokens(torch.rand(5, 3, 16, 16)), torch.arange(5) % 3, ["zero", "one", "two"]
+    host = CoOp(clip)
+    model = DoPrompt(host, beta=0.0, lam=0.0, m_env=0, sigma_init=1e-30)
+    assert math.isinf(model.kl().item())  # sigma / sigma0 underflows in float32: the KL itself is inf
+    total, parts = model.loss(clip, tokens, y, names, torch.Generator().manual_seed(0))
+    total.backward()
+    coop = torch.nn.functional.cross_entropy(host.logits(clip, tokens, names), y)
+    torch.testing.assert_close(total, coop, rtol=1e-5, atol=1e-6)  # p = mu + 1e-30 eps = mu in float32
+    assert math.isinf(parts["kl"]) and all(torch.isfinite(p.grad).all() for p in (host.ctx, model.rho))
+    warming = DoPrompt(CoOp(clip), beta=1.0, lam=0.0, m_env=0, sigma_init=1e-30)  # weight 0 at progress 0
+    assert math.isfinite(warming.loss(clip, tokens, y, names, progress=0.0)[0].item())
 
 
 def test_do_prompt_on_maple_trains_every_part(clip):

@@ -5,8 +5,10 @@ U-Net). No pretrained model is available offline, so we train a DiT (Peebles & X
 procedural scenes of ``data.py``: patch embedding + learned positions, ``depth`` blocks of adaLN-Zero
 self-attention and MLP conditioned on the timestep, and a linear head back to pixels. Every attention layer
 hands its pre-softmax scores ``S = Q K^T / sqrt(d)`` (B, heads, N, N) to an optional ``control`` callable
-``control(S, layer) -> S'`` (the role of a diffusers attention processor), which is where suppression happens;
-without a control the layer is torch's fused ``scaled_dot_product_attention`` (the same attention, faster).
+``control(S, layer) -> S' | None`` (the role of a diffusers attention processor), which is where suppression
+happens; without a control, or when the control returns None (it leaves the scores as they are), the layer is
+torch's fused ``scaled_dot_product_attention`` (the same attention, faster), so zero suppression is exactly the
+unedited model.
 The noise schedule is DDPM's (linear betas 1e-4 .. 0.02, T = 1000), diffusers' ``DDPMScheduler`` for training
 and the ``DDIMScheduler`` of ``removal.py`` on the same betas for sampling (one schedule: the same float32
 ``alphas_cumprod``).
@@ -25,7 +27,7 @@ from torch import nn
 T = 1000  # DDPM training steps
 BETA_1, BETA_T = 1e-4, 0.02  # linear schedule (Ho et al., 2020; diffusers' DDPMScheduler default)
 
-Control = Callable[[torch.Tensor, int], torch.Tensor]
+Control = Callable[[torch.Tensor, int], torch.Tensor | None]  # None: the scores are left as they are
 
 
 def ddpm_scheduler():
@@ -62,8 +64,10 @@ def unpatchify(tokens: torch.Tensor, channels: int, size: int, patch: int) -> to
 class SelfAttention(nn.Module):
     """Multi-head self-attention whose scores pass through ``control`` before the softmax.
 
-    Without a control the scores are not needed: torch's ``scaled_dot_product_attention`` computes
-    ``softmax(Q K^T / sqrt(d)) V`` fused (equal to the explicit path to float round-off, tested)."""
+    Without a control, or with one that returns None for this call (no edit), torch's
+    ``scaled_dot_product_attention`` computes ``softmax(Q K^T / sqrt(d)) V`` fused: the same call with and
+    without a control, so an edit of zero changes no bit (issue 27). Edited scores S' take the explicit
+    ``softmax(S') V`` (equal to the fused path to float round-off when S' = S, tested)."""
 
     def __init__(self, dim: int, heads: int, layer: int):
         super().__init__()
@@ -75,11 +79,14 @@ class SelfAttention(nn.Module):
     def forward(self, x: torch.Tensor, control: Control | None = None) -> torch.Tensor:
         b, n, d = x.shape
         q, k, v = self.qkv(x).reshape(b, n, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
-        if control is None:
+        edited = None
+        if control is not None:
+            scores = q @ k.transpose(-1, -2) / math.sqrt(d // self.heads)  # S = Q K^T / sqrt(d), (B, h, N, N)
+            edited = control(scores, self.layer)
+        if edited is None:
             mixed = nn.functional.scaled_dot_product_attention(q, k, v)
         else:
-            scores = q @ k.transpose(-1, -2) / math.sqrt(d // self.heads)  # S = Q K^T / sqrt(d), (B, h, N, N)
-            mixed = control(scores, self.layer).softmax(-1) @ v
+            mixed = edited.softmax(-1) @ v
         return self.out(mixed.transpose(1, 2).reshape(b, n, d))
 
 

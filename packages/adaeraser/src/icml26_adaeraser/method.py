@@ -100,7 +100,9 @@ class AttentionSuppression:
     guidance) and, when ``needs_source``, the first chunk is the source image noised to the same timestep.
     Only the last chunk is edited: during the first ``ss_steps`` steps the scores of queries inside the mask are
     multiplied by ``ss_scale`` (AttentiveEraser's similarity suppression), then eq. (1) applies ``strength``.
-    Subclasses define the strength; ``step`` is set by the sampler before each denoiser call.
+    Subclasses define the strength; ``step`` is set by the sampler before each denoiser call. A call that edits
+    nothing (a layer outside ``layers``, or strength 0 everywhere outside the similarity-suppression steps)
+    returns None, and the denoiser serves the scores unchanged: zero suppression is exactly no control.
     """
 
     needs_source = False
@@ -124,21 +126,23 @@ class AttentionSuppression:
     def strength(self, edit: torch.Tensor, chunks: tuple[torch.Tensor, ...]) -> torch.Tensor | float:
         raise NotImplementedError
 
-    def __call__(self, scores: torch.Tensor, layer: int) -> torch.Tensor:
+    def __call__(self, scores: torch.Tensor, layer: int) -> torch.Tensor | None:
         n = self.token_mask.shape[0]
         if scores.shape[0] != self.branches * n:
             raise fail("scores", tuple(scores.shape), f"a batch of {self.branches} x {n} images")
         if self.layers is not None and layer not in self.layers:
-            return scores
+            return None
         chunks = scores.split(n)
         edit = chunks[-1]
         strength = self.strength(edit, chunks)
-        if self.step < self.ss_steps:  # AAS: temperature-flattened scores for queries inside the mask
+        self._record(layer, strength)
+        flatten = self.step < self.ss_steps and self.ss_scale != 1
+        if not flatten and not bool(torch.as_tensor(strength).any()):
+            return None  # lambda = 0 everywhere: the unedited attention, bit for bit
+        if flatten:  # AAS: temperature-flattened scores for queries inside the mask
             inside = self.token_mask[:, None, :, None].bool()
             edit = torch.where(inside, self.ss_scale * edit, edit)
-        edited = suppress(edit, self.token_mask, strength)
-        self._record(layer, strength)
-        return torch.cat([*chunks[:-1], edited])
+        return torch.cat([*chunks[:-1], suppress(edit, self.token_mask, strength)])
 
     def _record(self, layer: int, strength: torch.Tensor | float) -> None:
         lam = torch.as_tensor(strength, dtype=torch.float32).reshape(-1)

@@ -19,6 +19,9 @@ OWL_M = 5.0  # Hyper_m of OWL's scripts (outlier = score > M * mean score)
 OWL_LAMBDA = 0.08  # Lamda of OWL's scripts: block sparsities span S - lambda .. S + lambda
 SDSA_LAMBDA = 0.08  # [INF] as OWL
 SDSA_T = 1.0  # [INF] softmax temperature
+# Skews closer than SKEW_TIE_EPS * eps(dtype) * max(1, max |gamma|) are one skew: rescaling a float32 layer moves
+# its skewness by up to ~0.9 eps * max(1, |gamma|) (measured over normal, Student-t and log-normal weights).
+SKEW_TIE_EPS = 16.0
 
 
 def _check_lambda(lam: float, sparsity: float) -> float:
@@ -70,6 +73,17 @@ def skewness(values: torch.Tensor) -> float:
     return float(centred.pow(3).mean() / sigma**3) if sigma > 0 else 0.0
 
 
+def tied_skews(gamma: np.ndarray, tol: float) -> np.ndarray:
+    """``gamma`` with every run of sorted values less than ``tol`` apart replaced by its mean: skews that differ
+    only by rounding count as equal, so equal-skew layers get exactly equal sparsities."""
+    order = np.argsort(gamma, kind="stable")
+    groups = np.split(order, np.flatnonzero(np.diff(gamma[order]) >= tol) + 1)
+    out = gamma.copy()
+    for group in groups:
+        out[group] = gamma[group].mean()
+    return out
+
+
 def sdsa(
     stats: Sequence[dict[str, LayerStats]],
     sparsity: float,
@@ -79,10 +93,14 @@ def sdsa(
 ) -> list[float]:
     """Skew-aware dynamic sparsity allocation, our reconstruction [INF] of the paper's SDSA:
 
-    1. gamma_l = skewness of |W_l| (``skew_of="weight"``) or of block l's Wanda scores (``"wanda"``);
-    2. w = softmax(gamma / T); r = (w - mean w) / (max |w - mean w| + eps), in [-1, 1];
+    1. gamma_l = skewness of |W_l| (``skew_of="weight"``) or of block l's Wanda scores (``"wanda"``); skews
+       within ``SKEW_TIE_EPS`` x eps(dtype) x max(1, max |gamma|) of each other are tied (``tied_skews``), so
+       rescaling a layer (skewness is scale-free; only its float rounding moves) leaves the allocation as it is;
+    2. w = softmax(gamma / T); r = (w - mean w) / max |w - mean w|, in [-1, 1];
     3. s_l = S - lam * r_l (more skew, lower sparsity), clipped to [S - lam, S + lam];
     4. an offset c found by bisection so the parameter-weighted mean of clip(s_l + c) is S.
+
+    All skews tied gives exactly the uniform allocation.
     """
     check_sparsity("sparsity", sparsity)
     lam = _check_lambda(lam, sparsity)
@@ -93,12 +111,17 @@ def sdsa(
         torch.cat([s.weight.abs().flatten() for s in b.values()]) if skew_of == "weight" else wanda_scores(b)
         for b in stats
     ]
+    resolution = max(torch.finfo(v.dtype).eps for v in values)
     gamma = np.array([skewness(v) for v in values])
-    sizes = np.array([v.numel() for v in values], dtype=float)
+    gamma = tied_skews(gamma, SKEW_TIE_EPS * resolution * max(1.0, float(np.abs(gamma).max())))
     w = np.exp((gamma - gamma.max()) / T)
     w /= w.sum()
     centred = w - w.mean()
-    r = centred / (np.abs(centred).max() + 1e-12)
+    peak = np.abs(centred).max()
+    if gamma.min() == gamma.max() or peak == 0:  # all tied, or a T so large that the softmax is flat
+        return uniform(len(stats), sparsity)
+    r = centred / peak
+    sizes = np.array([v.numel() for v in values], dtype=float)
     s = sparsity - lam * r
     lo, hi = sparsity - lam, sparsity + lam
 

@@ -153,7 +153,8 @@ def dense_statistics(
     max_tokens: int = 512,
 ) -> list[dict[str, LayerStats]]:
     """Per block, the ``LayerStats`` of every Linear with the calibration propagated through the dense blocks
-    (OWL's outlier pass). For the blocks in ``keep_inputs`` the first ``max_tokens`` input rows are kept."""
+    (OWL's outlier pass). For the blocks in ``keep_inputs`` the first ``max_tokens`` input rows are kept.
+    Each weight is a copy, so pruning the blocks afterwards leaves the dense statistics as they were."""
     check_finite("inputs", inputs)
     kwargs = block_kwargs or {}
     stats: list[dict[str, LayerStats]] = []
@@ -171,7 +172,7 @@ def dense_statistics(
                 hook.remove()
         stats.append(
             {
-                n: LayerStats(l.weight.data, norms[n].norm, samples[n].rows if samples else None)
+                n: LayerStats(l.weight.detach().clone(), norms[n].norm, samples[n].rows if samples else None)
                 for n, l in layers.items()
             }
         )

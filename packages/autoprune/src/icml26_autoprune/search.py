@@ -280,6 +280,16 @@ class MutationProposer:
 # ---------------------------------------------------------------- the loop
 
 
+def check_texts(name: str, texts: Any) -> None:
+    """Candidate texts are a list/tuple of str (a JSONL history line holds them); anything else is refused
+    whole, before any of them is scored or written."""
+    if not isinstance(texts, list | tuple):
+        raise fail(name, type(texts).__name__, "a list of candidate texts (str)")
+    odd = [type(t).__name__ for t in texts if not isinstance(t, str)]
+    if odd:
+        raise fail(name, f"a list holding {', '.join(sorted(set(odd)))}", "a list of candidate texts (str)")
+
+
 def search(
     proposer: Proposer,
     layers: Sequence[LayerStats],
@@ -303,6 +313,7 @@ def search(
         raise fail("prompt", prompt, f"one of {list(PROMPTS)}")
     if not layers or any(l.inputs is None for l in layers):
         raise fail("layers", len(layers), "at least one LayerStats with calibration inputs")
+    check_texts("seeds", seeds)
     facts = layer_facts(layers)
     history: list[Candidate] = []
     path = Path(history_path) if history_path is not None else None
@@ -328,8 +339,7 @@ def search(
         record(Candidate(0, text))
     for g in range(1, generations + 1):
         texts = proposer.propose(build_prompt(prompt, facts, history, sparsity), history, candidates)
-        if not isinstance(texts, list):
-            raise fail("proposer.propose()", type(texts).__name__, "a list of candidate texts")
+        check_texts("proposer.propose()", texts)
         for text in texts:
             record(Candidate(g, text))
     return history

@@ -135,7 +135,11 @@ class DoPrompt(nn.Module):
         return self.host.logits(clip, tokens, class_names)
 
     def loss(self, clip, tokens, y, class_names, generator=None, progress: float = 1.0):
-        """eq. (6): CE + beta * KL + lambda * L_do, ``beta`` ramped over the first ``warmup`` of training."""
+        """eq. (6): CE + beta * KL + lambda * L_do, ``beta`` ramped over the first ``warmup`` of training.
+
+        A term whose weight is 0 (beta = 0, the start of the warm-up, lambda = 0) is left out rather than
+        multiplied by 0, so an infinite KL (a collapsed posterior, sigma -> 0) cannot make the loss 0 x inf =
+        NaN; the parts still report the unweighted KL."""
         p = self.sample(generator)
         sets = [p, self.intervene(p, generator)] if self.lam > 0 else [p]
         z = self.host.prompt_logits(clip, tokens, class_names, torch.stack(sets))  # one text-tower pass
@@ -143,5 +147,9 @@ class DoPrompt(nn.Module):
         kl = self.kl()
         l_do = consistency(z[0], z[1], self.tau) if self.lam > 0 else torch.zeros(())
         ramp = min(1.0, progress / self.warmup) if self.warmup > 0 else 1.0
-        total = ce + self.beta * ramp * kl + self.lam * l_do
+        total = ce
+        if self.beta * ramp > 0:
+            total = total + self.beta * ramp * kl
+        if self.lam > 0:
+            total = total + self.lam * l_do
         return total, {"ce": ce.item(), "kl": kl.item(), "do": l_do.item()}
