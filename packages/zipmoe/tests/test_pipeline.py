@@ -80,7 +80,7 @@ def test_storage_books_transfers_on_one_channel(tmp_path):
     store = OffloadStore({(0, 0): model.expert(0, 0)}, tmp_path / "experts.bin", num_chunks=1, codec="lz4")
     extent = store.index[(0, 0)][0].raw
     storage = Storage(store.path, bandwidth=1e12)
-    assert storage.read(extent) == store.path.read_bytes()[extent.offset : extent.offset + extent.length]
+    assert storage.read(extent).tobytes() == store.path.read_bytes()[extent.offset : extent.offset + extent.length]
     first = storage.free
     storage.read(extent)
     assert storage.free >= first + extent.length / 1e12
