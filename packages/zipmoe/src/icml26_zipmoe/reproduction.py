@@ -51,7 +51,20 @@ def _trained_model(config: Config, seed: int, data):
         )
         return model.state_dict()
 
-    key = f"zipmoe/tinymoe-{fingerprint([config.as_dict(), seed])}"
+    fields = (
+        "n_chars",
+        "d",
+        "heads",
+        "layers",
+        "d_ff",
+        "num_experts",
+        "k",
+        "context",
+        "train_steps",
+        "train_batch",
+        "lr",
+    )
+    key = f"zipmoe/tinymoe-{fingerprint([{f: getattr(config, f) for f in fields}, seed])}"  # shared by quick/medium
     model = new_model()
     model.load_state_dict(cached(key, build))
     return model.to(torch.bfloat16).eval()
