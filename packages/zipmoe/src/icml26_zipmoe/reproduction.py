@@ -397,6 +397,18 @@ class LLMStore:
     chunk_size: float  # mean decoded bytes per E-chunk
 
 
+def llm_expert_store(state: dict, config: Config, work: Path) -> LLMStore:
+    """``llm_pipeline_layers`` x ``num_experts`` SwiGLU experts from the MLPs of ``state`` (SmolLM2's), offloaded
+    under ``work``, with the decompression rate measured on them."""
+    from .llm_weights import mlp_experts
+    from .pipeline import OffloadStore
+
+    experts = mlp_experts(state, config.llm_pipeline_layers * config.num_experts)
+    keyed = {divmod(i, config.num_experts): e for i, e in enumerate(experts)}
+    store = OffloadStore(keyed, work / "llm-experts.bin", config.num_chunks, config.codec)
+    return LLMStore(keyed, store, *_decompress_rate(store))
+
+
 def llm_metrics(config: Config, work: Path) -> tuple[dict[str, float], LLMStore | None]:
     """Codec metrics of each of the config's LLMs per tensor kind (``llm_<model>_<kind>_<metric>``, kind "all" for
     the pooled weights), the claims' extremes over models and kinds, and the SmolLM2 experts for the pipeline.
@@ -405,8 +417,7 @@ def llm_metrics(config: Config, work: Path) -> tuple[dict[str, float], LLMStore 
     install command; a layer subset or tensor kind that names nothing in a model raises."""
     from icml26_shared import get_logger
 
-    from .llm_weights import LLM_NAMES, llm_available, load_llm, mlp_experts, weights_by_kind
-    from .pipeline import OffloadStore
+    from .llm_weights import LLM_NAMES, llm_available, load_llm, weights_by_kind
 
     log = get_logger("zipmoe")
     out: dict[str, float] = {}
@@ -429,10 +440,7 @@ def llm_metrics(config: Config, work: Path) -> tuple[dict[str, float], LLMStore 
         out.update({f"llm_{name}_all_{k}": v for k, v in _codec_summary(pooled).items()})
         log.info("%s: %s", LLM_NAMES[name], {k: round(v, 4) for k, v in out.items() if k.startswith(f"llm_{name}_all")})
         if name == "smollm2" and config.llm_pipeline:
-            experts = mlp_experts(state, config.llm_pipeline_layers * config.num_experts)
-            keyed = {divmod(i, config.num_experts): e for i, e in enumerate(experts)}
-            store = OffloadStore(keyed, work / "llm-experts.bin", config.num_chunks, config.codec)
-            llm_store = LLMStore(keyed, store, *_decompress_rate(store))
+            llm_store = llm_expert_store(state, config, work)
         del state, by_kind
     nan = float("nan")
     if not summaries or any(not s for s in summaries):
