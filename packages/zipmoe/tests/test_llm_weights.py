@@ -88,3 +88,22 @@ def test_real_smollm2_kinds_shapes_and_round_trip():
     assert torch.equal(decompress_bf16(compress_bf16(mlp, 5, "zstd")), mlp)
     with pytest.raises(ValueError, match="llm_layers="):
         weights_by_kind(state, layers=(30,))
+
+
+def test_llm_claim_metrics_are_nan_without_the_extra(monkeypatch, tmp_path):
+    """Without the `llm` extra the real-LLM claims are inconclusive (NaN), never silently decided elsewhere."""
+    import math
+
+    from icml26_zipmoe import llm_weights
+    from icml26_zipmoe.experiment import CONFIGS
+    from icml26_zipmoe.reproduction import llm_metrics
+
+    monkeypatch.setattr(llm_weights, "llm_available", lambda name: False)
+    out, store = llm_metrics(CONFIGS["medium"], tmp_path)
+    assert store is None and set(out) == {
+        "llm_exponent_entropy_margin",
+        "llm_size_ratio",
+        "llm_size_ratio_minus_raw_zstd",
+        "llm_weights_margin",
+    }
+    assert all(math.isnan(v) for v in out.values())
