@@ -97,3 +97,13 @@ def test_rejects_bad_num_chunks_and_codec():
 def test_rejects_mismatched_planes():
     with pytest.raises(ValueError, match="sign_mantissa="):
         merge_planes(np.zeros(3, np.uint8), np.zeros(4, np.uint8))
+
+
+def test_histogram_entropy_adds_planes_and_rejects_an_empty_histogram():
+    from icml26_zipmoe.codec import histogram_entropy
+
+    a, b = np.repeat(np.uint8(3), 10), np.arange(6, dtype=np.uint8)
+    counts = np.bincount(a, minlength=256) + np.bincount(b, minlength=256)
+    assert histogram_entropy(counts) == pytest.approx(entropy_bits(np.concatenate([a, b])), abs=1e-12)
+    with pytest.raises(ValueError, match="counts="):
+        histogram_entropy(np.zeros(256))

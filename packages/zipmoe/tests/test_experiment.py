@@ -28,7 +28,9 @@ def test_configs_and_claims():
     from icml26_zipmoe.codec import CODECS
 
     assert CODEC_NAMES == CODECS
-    assert set(CONFIGS) == {"smoke", "quick", "paper"} and len(CONFIGS["quick"].seeds) >= 3
+    assert set(CONFIGS) == {"smoke", "quick", "medium", "paper"} and len(CONFIGS["quick"].seeds) >= 3
+    assert CONFIGS["quick"].llms == ("smollm2",) and CONFIGS["medium"].llms == ("smollm2", "gemma3")
+    assert CONFIGS["medium"].llm_pipeline and not CONFIGS["quick"].llm_pipeline
     assert (
         CONFIGS["quick"].codec == "zstd" and CONFIGS["quick"].num_chunks == 5
     )  # official options (K = 5 is the default)
@@ -48,6 +50,14 @@ def test_configs_and_claims():
         ({"workers": 0}, "workers"),
         ({"sim_budgets": (0.0,)}, "sim_budgets"),
         ({"n_chars": 10}, "n_chars"),
+        ({"llms": ("gpt2",)}, "llms"),
+        ({"llms": ("smollm2", "smollm2")}, "llms"),
+        ({"tensor_kinds": ()}, "tensor_kinds"),
+        ({"tensor_kinds": ("lm_head",)}, "tensor_kinds"),
+        ({"llm_layers": (-1,)}, "llm_layers"),
+        ({"llms": (), "llm_pipeline": True}, "llm_pipeline"),
+        ({"llm_pipeline_layers": 5}, "llm_pipeline_layers"),
+        ({"llm_pipeline_steps": 65}, "llm_pipeline_steps"),
     ],
 )
 def test_config_rejects_bad_values(kwargs, name):

@@ -1,5 +1,5 @@
 """What ZipMoE is compared with: full-expert caches (none, LRU, LFU) loading raw bf16 on a miss, and
-lossless compression without the bit-field split (zstd on the raw bf16 bytes)."""
+lossless compression without the bit-field split (zstd or LZ4HC on the raw bf16 bytes)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections import OrderedDict
 
 from icml26_shared import check_int, fail
 
-from .codec import CODEC_LEVELS, bf16_words
+from .codec import CODEC_LEVELS, bf16_words, compress_bytes
 
 BASELINES = ("nocache", "lru", "lfu")  # the expert caches ZipMoE is compared with
 
@@ -86,6 +86,18 @@ def raw_zstd_ratio(tensors, level: int = CODEC_LEVELS["zstd"]) -> float:
         data = bf16_words(tensor).tobytes()
         raw += len(data)
         compressed += len(compressor.compress(data))
+    if raw == 0:
+        raise fail("tensors", tensors, "at least one non-empty bf16 tensor")
+    return compressed / raw
+
+
+def raw_lz4_ratio(tensors) -> float:
+    """LZ4HC (level 9, the strongest LZ4 the codec uses) on the raw bf16 bytes: compressed over raw size."""
+    raw = compressed = 0
+    for tensor in tensors:
+        data = bf16_words(tensor).tobytes()
+        raw += len(data)
+        compressed += len(compress_bytes(data, "lz4hc"))
     if raw == 0:
         raise fail("tensors", tensors, "at least one non-empty bf16 tensor")
     return compressed / raw

@@ -67,7 +67,14 @@ def merge_planes(exponent: np.ndarray, sign_mantissa: np.ndarray) -> np.ndarray:
 
 def entropy_bits(plane: np.ndarray) -> float:
     """Shannon entropy of a byte plane, in bits per byte (0 to 8)."""
-    counts = np.bincount(np.asarray(plane, dtype=np.uint8).ravel(), minlength=256)
+    return histogram_entropy(np.bincount(np.asarray(plane, dtype=np.uint8).ravel(), minlength=256))
+
+
+def histogram_entropy(counts: np.ndarray) -> float:
+    """Shannon entropy (bits) of the distribution with these ``counts`` (summed histograms of several planes)."""
+    counts = np.asarray(counts, dtype=np.float64)
+    if counts.sum() <= 0:
+        raise fail("counts", counts, "a histogram with at least one count")
     p = counts[counts > 0] / counts.sum()
     return float(-(p * np.log2(p)).sum())
 

@@ -1,18 +1,20 @@
-"""The real load pipeline: experts offloaded to a file; exponent chunks read and decompressed by a worker
-pool, sign-mantissa planes (and the baselines' raw bytes) read by I/O threads, while the model computes
-the experts that are already there.
+"""The real load pipeline: experts offloaded to a file; each expert's exponent chunks read in one request and
+decompressed by one worker-pool task, its sign-mantissa planes (and the baselines' raw bytes) read in one request
+by an I/O thread, while the model computes the experts that are already there.
 
-``OffloadStore`` writes every expert tensor twice into one file, page-aligned (4096 bytes): in ZipMoE's
-format (K compressed E-chunks + the raw SM plane) and as raw bf16 bytes (for the baselines). ``Storage``
-reads with ``os.pread``; the file sits in the OS page cache on this machine, so the storage device is
-emulated (ours, [INF]): transfers share one channel of ``bandwidth`` bytes/s, one after another, and each
-read completes ``latency`` seconds after its transfer (requests are queued, as on an NVMe device with
-``io_depth`` outstanding reads).
+``OffloadStore`` writes every expert twice into one file: in ZipMoE's format (K compressed E-chunks per tensor,
+then the raw SM planes) and as raw bf16 bytes (for the baselines). An expert's E-chunks of all its tensors lie
+back to back in one page-aligned span (4096 bytes), its SM planes in a second and its raw bytes in a third, so each
+is one read. ``Storage`` reads with ``os.preadv`` into a fresh numpy buffer (no copy); the file sits in the OS page
+cache on this machine, so the storage device is emulated (ours, [INF]): transfers share one channel of
+``bandwidth`` bytes/s, one after another, and each read completes ``latency`` seconds after its transfer
+(requests are queued, as on an NVMe device with ``io_depth`` outstanding reads).
 
 ``ZipMoEEngine`` serves a layer's experts from the hierarchical cache: full-slot experts at once, SM-slot
 experts after reading and decompressing their E-chunks (type II), others after reading E-chunks and SM
-(type I), issued in the cache-affinity order. ``RawEngine`` serves the baselines (no cache, LRU, LFU),
-reading raw bf16 on a miss. Both yield experts as they become ready and record each layer's load latency.
+(type I), issued in the cache-affinity order, one pool task per expert (decompress, wait for the SM read,
+recombine). ``RawEngine`` serves the baselines (no cache, LRU, LFU), one raw read per missed expert. Both yield
+experts as they become ready and record each layer's load latency.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import os
 import queue
 import threading
 import time
+import zlib
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -30,7 +33,7 @@ import numpy as np
 import torch
 from icml26_shared import check_int, check_positive, fail
 
-from .codec import Chunk, ChunkCorruptError, compress_bf16, decompress_bytes, merge_planes
+from .codec import ChunkCorruptError, compress_bf16, decompress_bytes, merge_planes
 from .scheduler import Device, LoadTask, affinity_order, fifo_order
 
 PAGE = 4096
@@ -54,33 +57,52 @@ class TensorEntry:
     raw: Extent
 
 
+@dataclass(frozen=True)
+class ExpertSpans:
+    """The three page-aligned spans of one expert: its E-chunks, its SM planes, its raw bf16 bytes."""
+
+    e: Extent
+    sm: Extent
+    raw: Extent
+
+
+def _span(extents: list[Extent]) -> Extent:
+    """The byte range from the first extent's start to the last one's end (extents written back to back)."""
+    return Extent(extents[0].offset, extents[-1].offset + extents[-1].length - extents[0].offset, 0, 0)
+
+
 class OffloadStore:
     """Expert tensors of a model, offloaded into ``path`` (ZipMoE format and raw bf16), with an index."""
 
     def __init__(self, experts: dict[tuple[int, int], tuple[torch.Tensor, ...]], path: Path, num_chunks: int, codec):
         self.path, self.codec = Path(path), codec
         self.index: dict[tuple[int, int], tuple[TensorEntry, ...]] = {}
+        self.spans: dict[tuple[int, int], ExpertSpans] = {}
         with open(self.path, "wb") as fh:
 
             def put(data: bytes, size: int, crc: int) -> Extent:
                 offset = fh.tell()
-                fh.write(data + b"\0" * (-len(data) % PAGE))  # page-aligned, like the official offload file
+                fh.write(data)
                 return Extent(offset, len(data), size, crc)
 
+            def align() -> None:  # each span starts on a page, like the official offload file's chunks
+                fh.write(b"\0" * (-fh.tell() % PAGE))
+
             for key, tensors in experts.items():
-                entries = []
-                for tensor in tensors:
-                    packed = compress_bf16(tensor, num_chunks, codec)
-                    raw = tensor.contiguous().view(torch.int16).numpy().tobytes()
-                    entries.append(
-                        TensorEntry(
-                            shape=packed.shape,
-                            e_chunks=tuple(put(c.blob, c.size, c.crc32) for c in packed.e_chunks),
-                            sm=put(packed.sm_chunk.blob, packed.sm_chunk.size, packed.sm_chunk.crc32),
-                            raw=put(raw, len(raw), 0),
-                        )
-                    )
-                self.index[key] = tuple(entries)
+                packed = [compress_bf16(tensor, num_chunks, codec) for tensor in tensors]
+                align()
+                e_chunks = [tuple(put(c.blob, c.size, c.crc32) for c in p.e_chunks) for p in packed]
+                align()
+                sms = [put(p.sm_chunk.blob, p.sm_chunk.size, p.sm_chunk.crc32) for p in packed]
+                align()
+                raws = [
+                    put(t.contiguous().view(torch.int16).numpy().tobytes(), 2 * p.numel, 0)
+                    for t, p in zip(tensors, packed, strict=True)
+                ]
+                self.index[key] = tuple(
+                    TensorEntry(p.shape, e, sm, raw) for p, e, sm, raw in zip(packed, e_chunks, sms, raws, strict=True)
+                )
+                self.spans[key] = ExpertSpans(_span([c for e in e_chunks for c in e]), _span(sms), _span(raws))
 
     def task(self, layer: int, expert: int, kind: str, tokens: int) -> LoadTask:
         """The scheduler's view of loading this expert (byte counts per read)."""
@@ -107,13 +129,15 @@ class Storage:
         self.lock = threading.Lock()
         self.free = 0.0  # when the channel finishes its queued transfers (perf_counter clock)
 
-    def read(self, extent: Extent) -> bytes:
+    def read(self, extent: Extent) -> np.ndarray:
+        """The extent's bytes as a writable (n,) uint8 array, read straight into it, after the emulated delay."""
         with self.lock:
             transfer_end = max(time.perf_counter(), self.free) + extent.length / self.bandwidth
             self.free = transfer_end
-        data = os.pread(self.fd, extent.length, extent.offset)
-        if len(data) != extent.length:
-            raise ChunkCorruptError(f"extent: read {len(data)} bytes at {extent.offset}, expected {extent.length}")
+        data = np.empty(extent.length, dtype=np.uint8)
+        got = os.preadv(self.fd, [data], extent.offset)
+        if got != extent.length:
+            raise ChunkCorruptError(f"extent: read {got} bytes at {extent.offset}, expected {extent.length}")
         remaining = transfer_end + self.latency - time.perf_counter()
         if remaining > 0:
             time.sleep(remaining)
@@ -123,9 +147,17 @@ class Storage:
         os.close(self.fd)
 
 
-def _check(extent: Extent, data: bytes) -> bytes:
-    """``data`` after checking its length and CRC-32 against the index (a corrupted read raises)."""
-    return Chunk(blob=data, size=extent.size, crc32=extent.crc32).decode("zstd", raw=True)
+def _check(extent: Extent, data) -> None:
+    """Check decoded ``data`` (bytes-like) against the index's length and CRC-32: a corrupted read raises."""
+    if len(data) != extent.size:
+        raise ChunkCorruptError(f"chunk: decoded {len(data)} bytes, expected {extent.size}")
+    if zlib.crc32(data) != extent.crc32:
+        raise ChunkCorruptError(f"chunk: CRC-32 {zlib.crc32(data):#010x} != recorded {extent.crc32:#010x}")
+
+
+def _slices(span_data: np.ndarray, span: Extent, extents) -> list[np.ndarray]:
+    """Views (no copy) of ``extents`` inside the bytes ``span_data`` read for ``span``."""
+    return [span_data[e.offset - span.offset : e.offset - span.offset + e.length] for e in extents]
 
 
 @dataclass
@@ -181,7 +213,8 @@ class _Engine:
 
 
 def _to_bf16(words: np.ndarray, shape: tuple[int, ...]) -> torch.Tensor:
-    return torch.from_numpy(words.view(np.int16).copy()).view(torch.bfloat16).reshape(shape)
+    """bf16 tensor over a writable uint16 array (shares its memory)."""
+    return torch.from_numpy(words.view(np.int16)).view(torch.bfloat16).reshape(shape)
 
 
 class ZipMoEEngine(_Engine):
@@ -210,49 +243,61 @@ class ZipMoEEngine(_Engine):
         ]
         order = affinity_order(tasks, self.device) if self.schedule == "affinity" else fifo_order(tasks)
         pending: dict[int, list[Future]] = {}
-        for task in order:
-            entries = self.store.index[(layer, task.expert)]
-            futures = []
-            for entry in entries:  # a worker reads an E-chunk and decompresses it (official: pread in the pool)
-                futures += [self.pool.submit(self._load_chunk, extent) for extent in entry.e_chunks]
-            if task.kind == "miss":
-                futures += [self.io.submit(self.storage.read, entry.sm) for entry in entries]
-            pending[task.expert] = futures
-        sm_planes = {e: self.sm[(layer, e)] for e, s in states.items() if s == "sm"}
+        for task in order:  # one pool task per expert; a type-I task's SM planes come from one I/O-thread read
+            key = (layer, task.expert)
+            sm = self.sm[key] if task.kind == "sm_hit" else self.io.submit(self._read_sm, key)
+            pending[task.expert] = [self.pool.submit(self._load_expert, key, sm)]
         self.cache.access(layer, need)
         self._evict(layer)
-        return self._stream(start, ready, pending, lambda e, parts: self._build(layer, e, parts, sm_planes.get(e)))
+        return self._stream(start, ready, pending, lambda e, parts: self._keep((layer, e), *parts[0]))
 
     def _evict(self, layer: int) -> None:
         for slots, kind in ((self.full, "full"), (self.sm, "sm")):
             for key in [k for k in slots if k[0] == layer and self.cache.state(*k) != kind]:
                 del slots[key]
 
-    def _load_chunk(self, extent: Extent) -> bytes:
-        return _check(extent, decompress_bytes(self.storage.read(extent), self.store.codec, extent.size))
+    def _read_sm(self, key: tuple[int, int]) -> list[np.ndarray]:
+        """The expert's SM planes, one (n,) uint8 view per tensor of one read, each CRC-checked."""
+        span = self.store.spans[key].sm
+        extents = [t.sm for t in self.store.index[key]]
+        planes = _slices(self.storage.read(span), span, extents)
+        for extent, plane in zip(extents, planes, strict=True):
+            _check(extent, plane)
+        return planes
 
-    def _build(self, layer: int, expert: int, parts: list[bytes], cached_sm) -> tuple[torch.Tensor, ...]:
-        entries = self.store.index[(layer, expert)]
-        n_chunks = sum(len(t.e_chunks) for t in entries)
-        chunks, sm_reads = parts[:n_chunks], parts[n_chunks:]
-        planes = cached_sm or [
-            np.frombuffer(_check(t.sm, data), np.uint8) for t, data in zip(entries, sm_reads, strict=True)
-        ]
-        out, cursor = [], 0
-        for entry, sm in zip(entries, planes, strict=True):
-            exponent = np.frombuffer(b"".join(chunks[cursor : cursor + len(entry.e_chunks)]), np.uint8)
-            cursor += len(entry.e_chunks)
-            out.append(_to_bf16(merge_planes(exponent, sm), entry.shape))  # u16 = s<<15 | E<<7 | m
-        state = self.cache.state(layer, expert)
+    def _load_expert(self, key: tuple[int, int], sm) -> tuple[tuple[torch.Tensor, ...], list[np.ndarray]]:
+        """Read the expert's E-chunks in one request, decompress and check each, recombine with SM (a list of
+        planes, or the future of their read): ``(bf16 tensors, SM planes)``."""
+        span = self.store.spans[key].e
+        data = self.storage.read(span)
+        entries = self.store.index[key]
+        exponents = []
+        for entry in entries:
+            plane = np.empty(sum(c.size for c in entry.e_chunks), dtype=np.uint8)
+            cursor = 0
+            for extent, blob in zip(entry.e_chunks, _slices(data, span, entry.e_chunks), strict=True):
+                decoded = decompress_bytes(blob, self.store.codec, extent.size)
+                _check(extent, decoded)
+                plane[cursor : cursor + extent.size] = np.frombuffer(decoded, np.uint8)
+                cursor += extent.size
+            exponents.append(plane)
+        planes = sm if isinstance(sm, list) else sm.result()
+        tensors = tuple(
+            _to_bf16(merge_planes(e, p), t.shape) for e, p, t in zip(exponents, planes, entries, strict=True)
+        )  # u16 = s<<15 | E<<7 | m
+        return tensors, planes
+
+    def _keep(self, key: tuple[int, int], tensors: tuple[torch.Tensor, ...], planes) -> tuple[torch.Tensor, ...]:
+        state = self.cache.state(*key)
         if state == "full":
-            self.full[(layer, expert)] = tuple(out)
+            self.full[key] = tensors
         elif state == "sm":
-            self.sm[(layer, expert)] = planes
-        return tuple(out)
+            self.sm[key] = planes
+        return tensors
 
 
 class RawEngine(_Engine):
-    """Baseline engine: a full-expert cache (none, LRU, LFU); misses read raw bf16 and need no decompression."""
+    """Baseline engine: a full-expert cache (none, LRU, LFU); a miss reads the expert's raw bf16 in one request."""
 
     def __init__(self, store, storage, cache):
         super().__init__(store, storage, 1)
@@ -263,16 +308,20 @@ class RawEngine(_Engine):
         start = time.perf_counter()
         ready = [(e, self.resident[(layer, e)]) for e in need if self.cache.state(layer, e) == "full"]
         pending = {
-            e: [self.io.submit(self.storage.read, t.raw) for t in self.store.index[(layer, e)]]
+            e: [self.io.submit(self.storage.read, self.store.spans[(layer, e)].raw)]
             for e in sorted(need)
             if self.cache.state(layer, e) != "full"
         }
         self.cache.access(layer, need)
-        return self._stream(start, ready, pending, lambda e, parts: self._build(layer, e, parts))
+        return self._stream(start, ready, pending, lambda e, parts: self._build(layer, e, parts[0]))
 
-    def _build(self, layer: int, expert: int, parts: list[bytes]) -> tuple[torch.Tensor, ...]:
+    def _build(self, layer: int, expert: int, data: np.ndarray) -> tuple[torch.Tensor, ...]:
         entries = self.store.index[(layer, expert)]
-        weights = tuple(_to_bf16(np.frombuffer(p, np.uint16), t.shape) for t, p in zip(entries, parts, strict=True))
+        span = self.store.spans[(layer, expert)].raw
+        weights = tuple(
+            _to_bf16(raw.view(np.uint16), t.shape)
+            for t, raw in zip(entries, _slices(data, span, [t.raw for t in entries]), strict=True)
+        )
         if self.cache.state(layer, expert) == "full":
             self.resident[(layer, expert)] = weights
         for key in [k for k in self.resident if k[0] == layer and self.cache.state(*k) != "full"]:

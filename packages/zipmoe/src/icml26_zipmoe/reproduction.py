@@ -11,6 +11,7 @@ budget, and the serving trace is replayed in the discrete-event simulator.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -50,7 +51,20 @@ def _trained_model(config: Config, seed: int, data):
         )
         return model.state_dict()
 
-    key = f"zipmoe/tinymoe-{fingerprint([config.as_dict(), seed])}"
+    fields = (
+        "n_chars",
+        "d",
+        "heads",
+        "layers",
+        "d_ff",
+        "num_experts",
+        "k",
+        "context",
+        "train_steps",
+        "train_batch",
+        "lr",
+    )
+    key = f"zipmoe/tinymoe-{fingerprint([{f: getattr(config, f) for f in fields}, seed])}"  # shared by quick/medium
     model = new_model()
     model.load_state_dict(cached(key, build))
     return model.to(torch.bfloat16).eval()
@@ -86,29 +100,52 @@ def _resident(model):
     return get_experts
 
 
-def _codec_metrics(tensors, config: Config) -> dict[str, float]:
-    """Entropies of the planes, ZipMoE's size ratio, raw zstd's, and whether every tensor round-trips."""
-    from .baselines import raw_zstd_ratio
-    from .codec import CODECS, bf16_words, compress_bf16, decompress_bf16, entropy_bits, split_planes
+def _codec_sums(tensors, config: Config) -> dict[str, np.ndarray | float]:
+    """Plane histograms and byte counts of ``tensors`` under ZipMoE (the config's codec and LZ4HC) and under
+    zstd and LZ4HC on the raw bf16 bytes; ``exact`` is 1 when every tensor round-trips bit-exactly.
 
-    exponent, sign_mantissa = split_planes(np.concatenate([bf16_words(t) for t in tensors]))
-    stored = dict.fromkeys(CODECS, 0)
-    raw = 0
-    exact = True
+    One tensor at a time, so that a large embedding never needs a second full copy; sums add over tensors."""
+    from .baselines import raw_lz4_ratio, raw_zstd_ratio
+    from .codec import bf16_words, compress_bf16, decompress_bf16, split_planes
+
+    sums: dict = {"e_counts": np.zeros(256), "sm_counts": np.zeros(256), "exact": 1.0}
+    for key in ("raw", "zipmoe", "zipmoe_lz4hc", "raw_zstd", "raw_lz4"):
+        sums[key] = 0.0
     for tensor in tensors:
-        for codec in {config.codec, "lz4hc"}:
+        words = bf16_words(tensor)
+        exponent, sign_mantissa = split_planes(words)
+        sums["e_counts"] += np.bincount(exponent, minlength=256)
+        sums["sm_counts"] += np.bincount(sign_mantissa, minlength=256)
+        raw = 2.0 * words.size
+        sums["raw"] += raw
+        for key, codec in (("zipmoe", config.codec), ("zipmoe_lz4hc", "lz4hc")):
             packed = compress_bf16(tensor, config.num_chunks, codec)
-            stored[codec] += packed.nbytes
-            exact &= bool(np.array_equal(bf16_words(decompress_bf16(packed)), bf16_words(tensor)))
-        raw += 2 * packed.numel
+            sums[key] += packed.nbytes
+            sums["exact"] *= float(np.array_equal(bf16_words(decompress_bf16(packed)), words))
+        sums["raw_zstd"] += raw * raw_zstd_ratio([tensor])
+        sums["raw_lz4"] += raw * raw_lz4_ratio([tensor])
+    return sums
+
+
+def _codec_summary(sums: dict) -> dict[str, float]:
+    """Entropies of the planes (bits), stored size over bf16 for ZipMoE and the raw-byte baselines, round trip."""
+    from .codec import histogram_entropy
+
     return {
-        "exponent_entropy": entropy_bits(exponent),
-        "sm_entropy": entropy_bits(sign_mantissa),
-        "size_ratio": stored[config.codec] / raw,
-        "size_ratio_lz4hc": stored["lz4hc"] / raw,
-        "raw_zstd_ratio": raw_zstd_ratio(tensors),
-        "roundtrip_exact": float(exact),
+        "exponent_entropy": histogram_entropy(sums["e_counts"]),
+        "sm_entropy": histogram_entropy(sums["sm_counts"]),
+        "size_ratio": sums["zipmoe"] / sums["raw"],
+        "size_ratio_lz4hc": sums["zipmoe_lz4hc"] / sums["raw"],
+        "raw_zstd_ratio": sums["raw_zstd"] / sums["raw"],
+        "raw_lz4_ratio": sums["raw_lz4"] / sums["raw"],
+        "roundtrip_exact": sums["exact"],
+        "params": sums["raw"] / 2,
     }
+
+
+def _codec_metrics(tensors, config: Config) -> dict[str, float]:
+    """``_codec_summary`` of ``tensors``."""
+    return _codec_summary(_codec_sums(tensors, config))
 
 
 def _decompress_rate(store) -> tuple[float, float]:
@@ -118,8 +155,9 @@ def _decompress_rate(store) -> tuple[float, float]:
     """
     from .codec import decompress_bytes
 
+    data = store.path.read_bytes()
     chunks = [
-        (c, store.path.read_bytes()[c.offset : c.offset + c.length])
+        (c, data[c.offset : c.offset + c.length])
         for (layer, _), entries in store.index.items()
         if layer == 0
         for t in entries
@@ -177,8 +215,19 @@ def _observed_hits(trace: np.ndarray, counts: np.ndarray, n_full: int, n_sm: int
     return joint / joint.sum()
 
 
-def measure_seed(config: Config, seed: int, work: Path) -> dict[str, float]:
-    """Every metric of one seed (the model, codec, planner, pipeline and simulator)."""
+def _versus_baselines(pipeline: dict[str, tuple[float, float]], prefix: str) -> dict[str, float]:
+    """ZipMoE's latency reduction and throughput ratio against the best baseline, from (latency, tokens/s)."""
+    best_latency = min(pipeline[b][0] for b in BASELINES)
+    best_tps = max(pipeline[b][1] for b in BASELINES)
+    return {
+        f"{prefix}_latency_reduction": 1 - pipeline["zipmoe"][0] / best_latency,
+        f"{prefix}_throughput_ratio": pipeline["zipmoe"][1] / best_tps,
+    }
+
+
+def measure_seed(config: Config, seed: int, work: Path, llm_store: LLMStore | None = None) -> dict[str, float]:
+    """Every metric of one seed (the model, codec, planner, pipeline and simulator); with ``llm_store`` also the
+    pipeline with SmolLM2-MLP experts, which then decides the pipeline claims."""
     import torch
 
     from .baselines import LFUCache, LRUCache, NoCache, full_slots
@@ -272,14 +321,20 @@ def measure_seed(config: Config, seed: int, work: Path) -> dict[str, float]:
         exact &= bool(np.array_equal(trace, serve_trace))
         pipeline[name] = (float(np.mean(engine.log.latencies)), serve.size / wall)
     storage.close()
-    out["bit_exact"] = float(exact)
+    out["bit_exact"] = float(exact)  # the LLM pipeline's exactness joins it below
     out["resident_tokens_per_s_cpu"] = serve.size / resident_time
     for name, (latency, tps) in pipeline.items():
         out[f"pipeline_{name}_latency_ms"], out[f"pipeline_{name}_tokens_per_s"] = 1e3 * latency, tps
-    best_latency = min(pipeline[b][0] for b in BASELINES)
-    best_tps = max(pipeline[b][1] for b in BASELINES)
-    out["pipeline_latency_reduction"] = 1 - pipeline["zipmoe"][0] / best_latency
-    out["pipeline_throughput_ratio"] = pipeline["zipmoe"][1] / best_tps
+    out.update(_versus_baselines(pipeline, "tiny_pipeline"))
+    if config.llm_pipeline:  # the pipeline claims are decided at the paper's expert size
+        llm = _llm_pipeline(config, seed, llm_store, profile_trace, serve_trace) if llm_store else {}
+        out.update(llm)
+        out["bit_exact"] *= llm.get("llm_pipeline_bit_exact", 1.0)
+        for name in ("latency_reduction", "throughput_ratio"):
+            out[f"pipeline_{name}"] = llm.get(f"llm_pipeline_{name}", float("nan"))
+    else:
+        for name in ("latency_reduction", "throughput_ratio"):
+            out[f"pipeline_{name}"] = out[f"tiny_pipeline_{name}"]
 
     # the simulator: the serving trace on a device with more decompression workers, at several budgets
     sim_device = Device(config.bandwidth, rate, config.sim_workers, config.latency)
@@ -315,12 +370,190 @@ def measure_seed(config: Config, seed: int, work: Path) -> dict[str, float]:
 
 
 def real_weights_metrics(config: Config) -> dict[str, float]:
-    """all-MiniLM-L6-v2 in bf16: entropies, ZipMoE's size ratio and raw zstd's; NaN without the extra."""
+    """all-MiniLM-L6-v2 in bf16 (a supporting row): entropies, ZipMoE's size ratio and the raw baselines'."""
     from .data import minilm_bf16, real_weights_available
 
     if not (config.real_weights and real_weights_available()):
-        return {"real_weights_margin": float("nan")}
+        return {}
     metrics = _codec_metrics(list(minilm_bf16().values()), config)
     out = {f"real_{k}": v for k, v in metrics.items()}
-    out["real_weights_margin"] = max(metrics["size_ratio"] - 0.8, metrics["size_ratio"] - metrics["raw_zstd_ratio"])
+    out["minilm_weights_margin"] = _weights_margin(metrics)
+    return out
+
+
+def _weights_margin(m: dict[str, float]) -> float:
+    """The real_weights claim's margin: max(ratio - 0.8, ratio - raw zstd, ratio - raw LZ4HC), < 0 when it holds."""
+    ratio = m["size_ratio"]
+    return max(ratio - 0.8, ratio - m["raw_zstd_ratio"], ratio - m["raw_lz4_ratio"])
+
+
+@dataclass
+class LLMStore:
+    """SmolLM2-MLP experts offloaded for the pipeline at the paper's expert size, and what the planner needs."""
+
+    experts: dict[tuple[int, int], tuple]
+    store: object  # pipeline.OffloadStore
+    rate: float  # measured decompression, decoded bytes/s per thread
+    chunk_size: float  # mean decoded bytes per E-chunk
+
+
+def llm_expert_store(state: dict, config: Config, work: Path) -> LLMStore:
+    """``llm_pipeline_layers`` x ``num_experts`` SwiGLU experts from the MLPs of ``state`` (SmolLM2's), offloaded
+    under ``work``, with the decompression rate measured on them."""
+    from .llm_weights import mlp_experts
+    from .pipeline import OffloadStore
+
+    experts = mlp_experts(state, config.llm_pipeline_layers * config.num_experts)
+    keyed = {divmod(i, config.num_experts): e for i, e in enumerate(experts)}
+    store = OffloadStore(keyed, work / "llm-experts.bin", config.num_chunks, config.codec)
+    return LLMStore(keyed, store, *_decompress_rate(store))
+
+
+def llm_metrics(config: Config, work: Path) -> tuple[dict[str, float], LLMStore | None]:
+    """Codec metrics of each of the config's LLMs per tensor kind (``llm_<model>_<kind>_<metric>``, kind "all" for
+    the pooled weights), the claims' extremes over models and kinds, and the SmolLM2 experts for the pipeline.
+
+    Without the ``llm`` extra the claims' metrics are NaN (their verdicts inconclusive) and a warning names the
+    install command; a layer subset or tensor kind that names nothing in a model raises."""
+    from icml26_shared import get_logger
+
+    from .llm_weights import LLM_NAMES, llm_available, load_llm, weights_by_kind
+
+    log = get_logger("zipmoe")
+    out: dict[str, float] = {}
+    summaries: list[dict[str, float]] = []
+    llm_store = None
+    for name in config.llms:
+        if not llm_available(name):
+            log.warning("%s: not installed (`uv sync --extra llm`, or pip install 'icml26-zipmoe[llm]')", name)
+            summaries.append({})
+            continue
+        state = load_llm(name).state_dict()
+        by_kind = weights_by_kind(state, config.tensor_kinds, config.llm_layers)
+        sums = {kind: _codec_sums(tensors, config) for kind, tensors in by_kind.items()}
+        for kind, kind_sums in sums.items():
+            summary = _codec_summary(kind_sums)
+            summaries.append(summary)
+            out.update({f"llm_{name}_{kind}_{k}": v for k, v in summary.items()})
+        pooled = {k: sum(kind_sums[k] for kind_sums in sums.values()) for k in next(iter(sums.values()))}
+        pooled["exact"] = min(kind_sums["exact"] for kind_sums in sums.values())
+        out.update({f"llm_{name}_all_{k}": v for k, v in _codec_summary(pooled).items()})
+        log.info("%s: %s", LLM_NAMES[name], {k: round(v, 4) for k, v in out.items() if k.startswith(f"llm_{name}_all")})
+        if name == "smollm2" and config.llm_pipeline:
+            llm_store = llm_expert_store(state, config, work)
+        del state, by_kind
+    nan = float("nan")
+    if not summaries or any(not s for s in summaries):
+        return {**out, **dict.fromkeys(_LLM_CLAIM_METRICS, nan)}, llm_store
+    out["llm_exponent_entropy_margin"] = min(
+        min(s["exponent_entropy"] - 2.5, 3.5 - s["exponent_entropy"]) for s in summaries
+    )
+    out["llm_size_ratio"] = max(s["size_ratio"] for s in summaries)
+    out["llm_size_ratio_minus_raw_zstd"] = max(s["size_ratio"] - s["raw_zstd_ratio"] for s in summaries)
+    out["llm_weights_margin"] = max(_weights_margin(s) for s in summaries)
+    out["llm_roundtrip_exact"] = min(s["roundtrip_exact"] for s in summaries)
+    return out, llm_store
+
+
+_LLM_CLAIM_METRICS = (
+    "llm_exponent_entropy_margin",
+    "llm_size_ratio",
+    "llm_size_ratio_minus_raw_zstd",
+    "llm_weights_margin",
+)
+
+
+def _swiglu(x, gate, up, down):
+    """One SmolLM2-MLP expert on rows x (n, d): ``down @ (silu(gate @ x) * (up @ x))``."""
+    import torch.nn.functional as F
+
+    return (F.silu(x @ gate.T) * (x @ up.T)) @ down.T
+
+
+def _llm_decode(xs, trace: np.ndarray, get_experts) -> list:
+    """The MoE stack of SwiGLU experts on inputs xs (steps, B, d) routed by ``trace`` (steps, layers, B, k):
+    ``x <- x + mean of the k routed experts' outputs`` per layer; the outputs (B, d) of every step.
+
+    Expert outputs are summed in expert-id order, so outputs are bit-identical when the weights are."""
+    import torch
+
+    outs = []
+    for step in range(trace.shape[0]):
+        x = xs[step]
+        for layer in range(trace.shape[1]):
+            ids = torch.from_numpy(trace[step, layer])
+            need = {int(e): int((ids == e).sum()) for e in ids.unique()}
+            outputs = {}
+            for e, weights in get_experts(layer, need):
+                rows = (ids == e).any(1).nonzero()[:, 0]
+                outputs[e] = (rows, _swiglu(x[rows], *weights))
+            y = torch.zeros_like(x)
+            for e in sorted(need):
+                y = y.index_add(0, *outputs[e])
+            x = x + y / trace.shape[-1]
+        outs.append(x)
+    return outs
+
+
+def _llm_pipeline(config: Config, seed: int, llm: LLMStore, profile_trace, serve_trace) -> dict[str, float]:
+    """The real pipeline with SmolLM2-MLP experts: ZipMoE and the baselines at equal memory on the same emulated
+    storage, routed by the first ``llm_pipeline_layers`` layers and ``llm_pipeline_steps`` steps of the trace."""
+    import torch
+
+    from .baselines import LFUCache, LRUCache, NoCache, full_slots
+    from .cache import HierarchicalCache
+    from .pipeline import RawEngine, Storage, ZipMoEEngine
+    from .planning import CostModel, plan_cache, rank_popularity
+    from .scheduler import Device
+
+    layers, steps = config.llm_pipeline_layers, config.llm_pipeline_steps
+    trace = np.ascontiguousarray(serve_trace[:steps, :layers])
+    flat_profile = profile_trace[:, :layers].transpose(0, 2, 1, 3).reshape(-1, layers, config.k)
+    freq = rank_popularity(flat_profile, config.num_experts)
+    shapes = [t.shape for t in llm.experts[(0, 0)]]
+    expert_elements = sum(int(np.prod(s)) for s in shapes)
+    store = llm.store
+    e_ratio = sum(c.length for es in store.index.values() for t in es for c in t.e_chunks) / (
+        len(store.index) * expert_elements
+    )
+    cost = CostModel(
+        sm_io=config.latency + expert_elements / len(shapes) / config.bandwidth,
+        decompress=llm.chunk_size / llm.rate,
+        compression_ratio=e_ratio,
+        num_chunks=config.num_chunks,
+        tensors_per_expert=len(shapes),
+        workers=config.workers,
+    )
+    budget = config.budget_fraction * config.num_experts * 2 * expert_elements
+    plan = plan_cache(freq, config.k, budget, expert_elements, cost)
+    capacity = full_slots(budget, expert_elements)
+    batch, d = trace.shape[2], shapes[0][1]
+    xs = torch.randn(steps, batch, d, generator=torch.Generator().manual_seed(derive(seed, "llm-x")))
+    xs = xs.to(torch.bfloat16)
+    with torch.no_grad():
+        reference = _llm_decode(xs, trace, lambda layer, need: [(e, llm.experts[(layer, e)]) for e in need])
+        storage = Storage(store.path, config.bandwidth, config.latency)
+        device = Device(config.bandwidth, llm.rate, config.workers, config.latency)
+        exact, pipeline = True, {}
+        names = ["zipmoe", *BASELINES]
+        rotation = seed % len(names)
+        for name in names[rotation:] + names[:rotation]:  # rotate the run order across seeds
+            if name == "zipmoe":
+                cache = HierarchicalCache(layers, config.num_experts, plan.n_full, plan.n_sm)
+                engine = ZipMoEEngine(store, storage, config.workers, cache, device)
+            else:
+                cache = NoCache() if name == "nocache" else {"lru": LRUCache, "lfu": LFUCache}[name](layers, capacity)
+                engine = RawEngine(store, storage, cache)
+            start = time.perf_counter()
+            outs = _llm_decode(xs, trace, engine.get_experts)
+            wall = time.perf_counter() - start
+            engine.close()
+            exact &= all(torch.equal(a, b) for a, b in zip(outs, reference, strict=True))
+            pipeline[name] = (float(np.mean(engine.log.latencies)), batch * steps / wall)
+        storage.close()
+    out = {"llm_pipeline_bit_exact": float(exact), "llm_pipeline_n_full": plan.n_full, "llm_pipeline_n_sm": plan.n_sm}
+    for name, (latency, tps) in pipeline.items():
+        out[f"llm_pipeline_{name}_latency_ms"], out[f"llm_pipeline_{name}_tokens_per_s"] = 1e3 * latency, tps
+    out.update(_versus_baselines(pipeline, "llm_pipeline"))
+    out["llm_pipeline_decompress_mb_per_s"] = llm.rate / 1e6
     return out
