@@ -4,9 +4,11 @@ SER on prosodic features."""
 import numpy as np
 import pytest
 from icml26_emotion_sae.audio import (
+    BANDWIDTHS,
     HOP,
     SAMPLE_RATE,
     EmotionRecognizer,
+    formant_response,
     prosodic_features,
     render,
     track_f0,
@@ -16,6 +18,24 @@ from icml26_emotion_sae.data import EMOTIONS, N_PHONES, random_texts, synthesise
 
 def cents(f0: np.ndarray, reference: np.ndarray) -> np.ndarray:
     return np.abs(1200 * np.log2(f0 / reference))
+
+
+def test_formant_response_is_the_resonator_cascade():
+    """|H| equals scipy's frequency response of the two Klatt resonators in cascade; unit gain at 0 Hz."""
+    from scipy.signal import freqz
+
+    formants = np.array([[500.0, 1500.0]])
+    freqs = np.array([[0.0, 130.0, 500.0, 1500.0, 3000.0]])
+    expected = np.ones(freqs.shape[1])
+    for f, bw in zip(formants[0], BANDWIDTHS, strict=True):
+        c, b = (
+            -np.exp(-2 * np.pi * bw / SAMPLE_RATE),
+            2 * np.exp(-np.pi * bw / SAMPLE_RATE) * np.cos(2 * np.pi * f / SAMPLE_RATE),
+        )
+        expected *= np.abs(freqz([1 - b - c], [1, -b, -c], worN=freqs[0], fs=SAMPLE_RATE)[1])
+    response = formant_response(freqs, formants)[0]
+    np.testing.assert_allclose(response, expected, rtol=1e-9)
+    assert response[0] == pytest.approx(1.0) and response[2] > 5 * response[1]
 
 
 def test_render_then_yin_recovers_the_frame_f0():
