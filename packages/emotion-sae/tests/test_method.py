@@ -83,6 +83,15 @@ def test_scores_select_the_feature_that_fires_more_on_the_emotion():
     assert select_features(scores, 2).tolist() == [1, 0]
 
 
+def test_select_features_breaks_ties_by_index():
+    """Equal Delta_j keep the lowest indices, in index order (a stable sort, not whatever topk returns)."""
+    assert select_features(torch.zeros(384), 8).tolist() == list(range(8))
+    scores = torch.zeros(64)
+    scores[[5, 40]] = 1.0
+    scores[10:30] = 0.5  # a block of 20 equal scores
+    assert select_features(scores, 8).tolist() == [5, 40, 10, 11, 12, 13, 14, 15]
+
+
 def test_mean_active_values():
     z = torch.tensor([[0.0, 2.0], [4.0, 0.0], [2.0, 0.0]])
     torch.testing.assert_close(mean_active_values(z), torch.tensor([3.0, 2.0]))
@@ -174,6 +183,10 @@ def test_selection_rejects_bad_inputs():
         emotion_scores(torch.zeros(0, 4), torch.rand(3, 4))
     with pytest.raises(ValueError, match="m=5"):
         select_features(torch.rand(4), 5)
+    with pytest.raises(ValueError, match="scores=.*finite"):
+        select_features(torch.tensor([0.1, float("nan")]), 1)
+    with pytest.raises(ValueError, match=r"(?s)scores=.*1-d"):
+        select_features(torch.zeros(2, 3), 1)
     with pytest.raises(ValueError, match="rule='all'"):
         activation_rates(torch.rand(2, 3, 4), torch.ones(2, 3, dtype=torch.bool), "all")
     with pytest.raises(ValueError, match="mask="):

@@ -30,6 +30,17 @@ def test_select_tokens_keeps_the_k_best(n, rho, seed):
             assert row[m].min() >= row[~m].max()
 
 
+def test_select_tokens_breaks_ties_by_index():
+    """Equal scores keep the lowest token indices (a stable sort, not whatever topk returns)."""
+    torch.testing.assert_close(select_tokens(torch.zeros(16), 0.25), torch.arange(16) < 4)
+    scores = torch.zeros(2, 40)
+    scores[:, 30] = 1.0
+    scores[:, 8:20] = 0.5  # a block of 12 equal scores
+    expected = torch.zeros(40, dtype=torch.bool)
+    expected[[30, 8, 9, 10, 11, 12, 13]] = True  # k = ceil(0.175 * 40) = 7
+    torch.testing.assert_close(select_tokens(scores, 0.175), expected.expand(2, 40))
+
+
 def test_keep_ratio_one_keeps_everything():
     assert select_tokens(torch.randn(2, 16), 1.0).all()
     assert keep_count(0.25, 16) == 4 and keep_count(0.1, 16) == 2 and keep_count(1.0, 7) == 7

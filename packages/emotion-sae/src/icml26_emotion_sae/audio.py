@@ -16,6 +16,7 @@ from .data import N_PHONES
 SAMPLE_RATE = 8000
 HOP = SAMPLE_RATE // 25  # one semantic-token frame = 40 ms = 320 samples
 F0_RANGE = (60.0, 400.0)  # search range of the pitch tracker, Hz
+F0_FRAME = 400  # 50 ms analysis window of the pitch tracker: 3 periods of the 60 Hz floor (as Praat sets it)
 FORMANTS = np.stack(  # (N_PHONES, 2): F1 in 300..850 Hz, F2 in 900..2500 Hz, a fixed vowel-like table
     [
         300 + 550 * ((np.arange(N_PHONES) * 7) % N_PHONES) / N_PHONES,
@@ -23,6 +24,7 @@ FORMANTS = np.stack(  # (N_PHONES, 2): F1 in 300..850 Hz, F2 in 900..2500 Hz, a 
     ],
     axis=1,
 )
+BANDWIDTHS = (90.0, 120.0)  # Hz, of F1 and F2 (typical vowel formant bandwidths)
 N_HARMONICS = 30
 FEATURES = ("mean_log2_f0", "std_log2_f0", "mean_log_rms", "seconds_per_phone")
 
@@ -34,12 +36,30 @@ def check_sample_rate(sr: int) -> int:
     return int(sr)
 
 
+def formant_response(freqs: np.ndarray, formants: np.ndarray) -> np.ndarray:
+    """|H(f)| of the phone's vocal tract: two digital resonators in cascade (Klatt 1980), each with unit
+    gain at 0 Hz, so the tract passes F0 and boosts the harmonics near F1 and F2.
+
+    ``freqs`` (T, K) Hz, ``formants`` (T, 2) Hz -> (T, K).
+    """
+    omega = 2 * np.pi * freqs / SAMPLE_RATE
+    response = np.ones_like(freqs)
+    for i, bandwidth in enumerate(BANDWIDTHS):
+        c = -np.exp(-2 * np.pi * bandwidth / SAMPLE_RATE)
+        b = 2 * np.exp(-np.pi * bandwidth / SAMPLE_RATE) * np.cos(2 * np.pi * formants[:, i : i + 1] / SAMPLE_RATE)
+        response *= np.abs((1 - b - c) / (1 - b * np.exp(-1j * omega) - c * np.exp(-2j * omega)))
+    return response
+
+
 def render(frames: np.ndarray) -> np.ndarray:
     """Waveform (T * HOP,) at ``SAMPLE_RATE`` of (T, 3) frames (phone, F0 Hz, energy).
 
-    Source: harmonics k F0 (k <= 30, below 0.45 sr) with continuous phase (F0 interpolated per sample);
-    filter: the phone's envelope sum_i exp(-(f - F_i)^2 / (2 * 120^2)) + 0.05 sampled at each harmonic of
-    each frame, normalised to unit RMS and scaled by the frame's energy, interpolated between frame centres.
+    Voiced speech as a source-filter model: the glottal source is a harmonic series at F0 whose k-th
+    harmonic has amplitude 1/k (glottal flow -12 dB/octave, lip radiation +6 dB/octave), so the strongest
+    harmonic is F0 itself, as in voiced speech; the filter is the phone's two-formant vocal tract
+    (``formant_response``). Harmonics k F0 (k <= 30, below 0.45 sr) keep a continuous phase (F0 interpolated
+    per sample); each frame's spectrum is normalised to unit RMS, scaled by the frame's energy and
+    interpolated between frame centres.
     """
     frames = check_array("frames", frames, ndim=2)
     if frames.shape[1] != 3 or (frames[:, 1] <= 0).any() or (frames[:, 2] < 0).any():
@@ -50,10 +70,8 @@ def render(frames: np.ndarray) -> np.ndarray:
     i1, w = np.minimum(i0 + 1, T - 1), (position - i0)[:, None].astype(np.float32)
     k = np.arange(1, N_HARMONICS + 1, dtype=np.float32)
     freqs = frames[:, 1:2] * k  # (T, K) harmonic frequencies per frame
-    formants = FORMANTS[frames[:, 0].astype(int)]  # (T, 2)
-    envelope = np.exp(-((freqs[:, :, None] - formants[:, None, :]) ** 2) / (2 * 120.0**2)).sum(-1) + 0.05
-    envelope *= freqs < 0.45 * SAMPLE_RATE
-    gains = (frames[:, 2:3] * envelope / np.sqrt((envelope**2).sum(1, keepdims=True) / 2)).astype(np.float32)
+    spectrum = formant_response(freqs, FORMANTS[frames[:, 0].astype(int)]) / k * (freqs < 0.45 * SAMPLE_RATE)
+    gains = (frames[:, 2:3] * spectrum / np.sqrt((spectrum**2).sum(1, keepdims=True) / 2)).astype(np.float32)
     gain = gains[i0] * (1 - w) + gains[i1] * w  # (n, K), linear between frame centres
     f0 = frames[i0, 1] * (1 - w[:, 0]) + frames[i1, 1] * w[:, 0]
     phase = (2 * np.pi * np.cumsum(f0) / SAMPLE_RATE) % (2 * np.pi)  # float64 sum, wrapped before float32
@@ -61,10 +79,13 @@ def render(frames: np.ndarray) -> np.ndarray:
 
 
 def track_f0(audio: np.ndarray, sr: int, method: str = "yin") -> np.ndarray:
-    """F0 (Hz) every 20 ms of a waveform, by librosa's YIN (default) or pYIN (NaN where unvoiced).
+    """F0 (Hz) every 20 ms of a waveform, by librosa's YIN (default) or pYIN (NaN where unvoiced), over
+    50 ms windows (``F0_FRAME``).
 
     YIN is the default because pYIN's Viterbi decoding costs ~100x more and the synthetic speech is
-    always voiced; the experiment cross-checks the two on a subset (``yin_pyin_cents``).
+    always voiced; tests/test_audio.py checks YIN against the rendered F0 over a grid of phones x F0 and
+    on corpus utterances, and against pYIN. The window is 50 ms, not 80 ms: a phone lasts 80 ms and emotional
+    F0 jumps between phones, so an 80 ms window often spans two pitches and YIN halves F0 there.
     """
     import librosa
 
@@ -73,7 +94,7 @@ def track_f0(audio: np.ndarray, sr: int, method: str = "yin") -> np.ndarray:
     check_choice("method", method, ("yin", "pyin"))
     if audio.size < 2 * HOP:
         raise fail("audio", audio, f"at least {2 * HOP} samples (two frames)")
-    kwargs = {"fmin": F0_RANGE[0], "fmax": F0_RANGE[1], "sr": sr, "frame_length": 2 * HOP, "hop_length": HOP // 2}
+    kwargs = {"fmin": F0_RANGE[0], "fmax": F0_RANGE[1], "sr": sr, "frame_length": F0_FRAME, "hop_length": HOP // 2}
     if method == "yin":
         return librosa.yin(audio.astype(np.float64), **kwargs)
     return librosa.pyin(audio.astype(np.float64), **kwargs)[0]

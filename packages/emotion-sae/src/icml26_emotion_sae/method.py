@@ -186,9 +186,15 @@ def emotion_scores(rates_emotion: torch.Tensor, rates_neutral: torch.Tensor) -> 
 
 
 def select_features(scores: torch.Tensor, m: int) -> torch.Tensor:
-    """F_e: the ``m`` features with the largest Delta_j(e), best first."""
+    """F_e: the ``m`` features with the largest Delta_j(e), best first; equal scores in index order.
+
+    A stable sort on -Delta breaks ties by index, so the selection depends on the data only (``topk``
+    returns tied indices in an order that differs between torch builds and devices).
+    """
+    if not isinstance(scores, torch.Tensor) or scores.ndim != 1 or not torch.isfinite(scores).all():
+        raise fail("scores", scores, "a 1-d tensor of finite scores Delta_j(e)")
     check_int("m", m, 1, len(scores))
-    return scores.topk(m).indices
+    return torch.sort(-scores, stable=True).indices[:m]
 
 
 def check_features(features: torch.Tensor, d_sae: int) -> torch.Tensor:

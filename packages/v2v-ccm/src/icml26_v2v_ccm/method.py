@@ -42,14 +42,16 @@ def keep_count(keep_ratio: float, n: int) -> int:
 
 
 def select_tokens(scores: torch.Tensor, keep_ratio: float) -> torch.Tensor:
-    """Bool mask (..., N) of the top-k scores along the last axis, k = ceil(rho N)."""
+    """Bool mask (..., N) of the top-k scores along the last axis, k = ceil(rho N); of equal scores the
+    lowest token indices are kept (a stable sort on -score, so the mask depends on the data only: ``topk``
+    returns tied indices in an order that differs between torch builds and devices)."""
     if not isinstance(scores, torch.Tensor) or scores.dim() < 1 or scores.shape[-1] == 0:
         raise fail("scores", scores, "a torch tensor (..., N) with N >= 1")
     if not torch.isfinite(scores).all():
         raise fail("scores", scores, "finite scores (found NaN or inf)")
     k = keep_count(keep_ratio, scores.shape[-1])
     mask = torch.zeros_like(scores, dtype=torch.bool)
-    return mask.scatter_(-1, scores.topk(k, dim=-1).indices, True)
+    return mask.scatter_(-1, torch.sort(-scores, dim=-1, stable=True).indices[..., :k], True)
 
 
 def scm_message(coverage) -> np.ndarray:
