@@ -8,7 +8,7 @@ import textwrap
 import pytest
 from icml26_shared import Claim, Config, Experiment
 from icml26_shared.cli import main, paper_main
-from icml26_shared.records import DryRun, Missing, data_locations, find_data
+from icml26_shared.records import DryRun, Missing, data_locations, find_data, manifest_missing
 
 CLAIMS = [Claim("positive", "The score is positive.", "1.0 (Fig. 1)", "score", ">", 0.0)]
 CONFIGS = {"smoke": Config(seeds=(0,)), "quick": Config(), "paper": Config(seeds=(0, 1, 2, 3))}
@@ -186,3 +186,20 @@ def test_installed_command_prints_no_traceback_for_a_missing_data_set(hooked_pap
         check=False,
     )
     assert proc.returncode == 1 and "missing toy corpus" in proc.stdout and "Traceback" not in proc.stderr
+
+
+def test_manifest_files_absent_from_cache_and_mirror_are_missing_with_their_url_and_size(tmp_path, monkeypatch):
+    monkeypatch.setenv("ICML26_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("ICML26_DATA_MIRROR", raising=False)
+    missing = manifest_missing("planetoid/ind.cora.")
+    assert len(missing) == 8 and all(m.source.startswith("https://") and m.size_bytes > 0 for m in missing)
+    first = missing[0]
+    (tmp_path / "cache/data" / first.name).parent.mkdir(parents=True)
+    (tmp_path / "cache/data" / first.name).write_text("x")
+    mirror = tmp_path / "mirror"
+    mirror.mkdir()
+    (mirror / missing[1].name.split("/")[-1]).write_text("x")
+    monkeypatch.setenv("ICML26_DATA_MIRROR", str(mirror))
+    assert [m.name for m in manifest_missing("planetoid/ind.cora.")] == [m.name for m in missing[2:]]
+    with pytest.raises(ValueError, match="prefix='imagenet/': expected the start of a path in the data manifest"):
+        manifest_missing("imagenet/")

@@ -336,6 +336,24 @@ class Missing:
         return f"missing {self.name}: expected at {self.path} ({_size(self.size_bytes)} from {self.source})"
 
 
+def manifest_missing(prefix: str) -> tuple[Missing, ...]:
+    """The files of the data manifest under ``prefix`` (e.g. ``"planetoid/ind.cora."``) that neither the cache
+    nor ``$ICML26_DATA_MIRROR`` holds (by name, as ``fetch`` looks): the ones a run would download."""
+    from .cache import _mirror_index
+    from .datasets import manifest
+
+    mirror = os.environ.get(MIRROR_ENV)
+    in_mirror = _mirror_index(str(Path(mirror).resolve())) if mirror and Path(mirror).is_dir() else {}
+    missing = []
+    for path, (_sha256, size, url) in manifest().items():
+        if path.startswith(prefix) and not (cache_dir() / "data" / path).is_file() and Path(path).name not in in_mirror:
+            where = " or ".join(str(p) for p in data_locations(path))
+            missing.append(Missing(path, where, url, size))
+    if not any(path.startswith(prefix) for path in manifest()):
+        raise fail("prefix", prefix, "the start of a path in the data manifest (e.g. 'planetoid/ind.cora.')")
+    return tuple(missing)
+
+
 @dataclass(frozen=True)
 class DryRun:
     """What a package's ``build(config)`` hook made: the model and data pipeline at the config's size.
