@@ -8,7 +8,14 @@ import textwrap
 import pytest
 from icml26_shared import Claim, Config, Experiment
 from icml26_shared.cli import main, paper_main
-from icml26_shared.records import DryRun, Missing, data_locations, find_data, manifest_missing
+from icml26_shared.records import (
+    DryRun,
+    Missing,
+    data_locations,
+    fashion_mnist_missing,
+    find_data,
+    manifest_missing,
+)
 
 CLAIMS = [Claim("positive", "The score is positive.", "1.0 (Fig. 1)", "score", ">", 0.0)]
 CONFIGS = {"smoke": Config(seeds=(0,)), "quick": Config(), "paper": Config(seeds=(0, 1, 2, 3))}
@@ -203,3 +210,15 @@ def test_manifest_files_absent_from_cache_and_mirror_are_missing_with_their_url_
     assert [m.name for m in manifest_missing("planetoid/ind.cora.")] == [m.name for m in missing[2:]]
     with pytest.raises(ValueError, match="prefix='imagenet/': expected the start of a path in the data manifest"):
         manifest_missing("imagenet/")
+
+
+def test_fashion_mnist_files_absent_from_the_folder_are_missing(tmp_path):
+    (tmp_path / "t10k-labels-idx1-ubyte").write_text("x")
+    (tmp_path / "train-labels-idx1-ubyte.gz").write_text("x")
+    missing = fashion_mnist_missing(tmp_path)
+    assert [m.name for m in missing] == [
+        "Fashion-MNIST train-images-idx3-ubyte",
+        "Fashion-MNIST t10k-images-idx3-ubyte",
+    ]
+    assert missing[0].line().startswith(f"missing Fashion-MNIST train-images-idx3-ubyte: expected at {tmp_path}/")
+    assert "26.4 MB from `apt-get install dataset-fashion-mnist`" in missing[0].line()

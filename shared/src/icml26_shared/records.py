@@ -354,6 +354,31 @@ def manifest_missing(prefix: str) -> tuple[Missing, ...]:
     return tuple(missing)
 
 
+FASHION_GZ_BYTES = {  # the gzipped IDX files of zalandoresearch/fashion-mnist
+    "train-images-idx3-ubyte": 26_421_880,
+    "train-labels-idx1-ubyte": 29_515,
+    "t10k-images-idx3-ubyte": 4_422_102,
+    "t10k-labels-idx1-ubyte": 5_148,
+}
+
+
+def fashion_mnist_missing(folder: str | os.PathLike | None = None) -> tuple[Missing, ...]:
+    """The Fashion-MNIST IDX files ``load_fashion_mnist(folder=folder)`` would not find."""
+    from .datasets import FASHION_DIR
+
+    root = Path(folder) if folder is not None else FASHION_DIR
+    return tuple(
+        Missing(
+            f"Fashion-MNIST {name}",
+            f"{root}/{name}(.gz)",
+            "`apt-get install dataset-fashion-mnist`, or github.com/zalandoresearch/fashion-mnist (pass folder=)",
+            size,
+        )
+        for name, size in FASHION_GZ_BYTES.items()
+        if not any((root / f).is_file() for f in (f"{name}.gz", name))
+    )
+
+
 @dataclass(frozen=True)
 class DryRun:
     """What a package's ``build(config)`` hook made: the model and data pipeline at the config's size.
