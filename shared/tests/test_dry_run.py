@@ -195,19 +195,22 @@ def test_installed_command_prints_no_traceback_for_a_missing_data_set(hooked_pap
     assert proc.returncode == 1 and "missing toy corpus" in proc.stdout and "Traceback" not in proc.stderr
 
 
-def test_manifest_files_absent_from_cache_and_mirror_are_missing_with_their_url_and_size(tmp_path, monkeypatch):
+def test_manifest_files_absent_from_cache_and_mirror_are_one_missing_entry_with_url_and_size(tmp_path, monkeypatch):
     monkeypatch.setenv("ICML26_CACHE", str(tmp_path / "cache"))
     monkeypatch.delenv("ICML26_DATA_MIRROR", raising=False)
-    missing = manifest_missing("planetoid/ind.cora.")
-    assert len(missing) == 8 and all(m.source.startswith("https://") and m.size_bytes > 0 for m in missing)
-    first = missing[0]
-    (tmp_path / "cache/data" / first.name).parent.mkdir(parents=True)
-    (tmp_path / "cache/data" / first.name).write_text("x")
+    (all_files,) = manifest_missing("planetoid/ind.cora.")
+    assert all_files.name == "planetoid/ind.cora.* (8 of 8 files)" and all_files.size_bytes > 100_000
+    assert all_files.source.startswith("https://raw.githubusercontent.com/kimiyoung/planetoid/")
+    assert all_files.path == f"{tmp_path}/cache/data/planetoid/ind.cora.*"
+    cached = tmp_path / "cache/data/planetoid/ind.cora.x"
+    cached.parent.mkdir(parents=True)
+    cached.write_text("x")
     mirror = tmp_path / "mirror"
     mirror.mkdir()
-    (mirror / missing[1].name.split("/")[-1]).write_text("x")
+    (mirror / "ind.cora.y").write_text("x")
     monkeypatch.setenv("ICML26_DATA_MIRROR", str(mirror))
-    assert [m.name for m in manifest_missing("planetoid/ind.cora.")] == [m.name for m in missing[2:]]
+    (six,) = manifest_missing("planetoid/ind.cora.")
+    assert six.name == "planetoid/ind.cora.* (6 of 8 files)" and six.size_bytes < all_files.size_bytes
     with pytest.raises(ValueError, match="prefix='imagenet/': expected the start of a path in the data manifest"):
         manifest_missing("imagenet/")
 

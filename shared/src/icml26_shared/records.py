@@ -338,20 +338,23 @@ class Missing:
 
 def manifest_missing(prefix: str) -> tuple[Missing, ...]:
     """The files of the data manifest under ``prefix`` (e.g. ``"planetoid/ind.cora."``) that neither the cache
-    nor ``$ICML26_DATA_MIRROR`` holds (by name, as ``fetch`` looks): the ones a run would download."""
+    nor ``$ICML26_DATA_MIRROR`` holds (by name, as ``fetch`` looks), as one entry: how many of how many files,
+    their total size and where they come from; () when every file is there."""
     from .cache import _mirror_index
     from .datasets import manifest
 
+    rows = {path: row for path, row in manifest().items() if path.startswith(prefix)}
+    if not rows:
+        raise fail("prefix", prefix, "the start of a path in the data manifest (e.g. 'planetoid/ind.cora.')")
     mirror = os.environ.get(MIRROR_ENV)
     in_mirror = _mirror_index(str(Path(mirror).resolve())) if mirror and Path(mirror).is_dir() else {}
-    missing = []
-    for path, (_sha256, size, url) in manifest().items():
-        if path.startswith(prefix) and not (cache_dir() / "data" / path).is_file() and Path(path).name not in in_mirror:
-            where = " or ".join(str(p) for p in data_locations(path))
-            missing.append(Missing(path, where, url, size))
-    if not any(path.startswith(prefix) for path in manifest()):
-        raise fail("prefix", prefix, "the start of a path in the data manifest (e.g. 'planetoid/ind.cora.')")
-    return tuple(missing)
+    absent = [p for p in rows if not (cache_dir() / "data" / p).is_file() and Path(p).name not in in_mirror]
+    if not absent:
+        return ()
+    urls = [rows[p][2] for p in absent]
+    source = urls[0] if len(urls) == 1 else urls[0].rsplit("/", 1)[0] + "/..."  # the first file's folder
+    where = " or ".join(str(p) for p in data_locations(prefix + "*"))
+    return (Missing(f"{prefix}* ({len(absent)} of {len(rows)} files)", where, source, sum(rows[p][1] for p in absent)),)
 
 
 FASHION_GZ_BYTES = {  # the gzipped IDX files of zalandoresearch/fashion-mnist
