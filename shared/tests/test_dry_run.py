@@ -63,6 +63,13 @@ def test_a_step_over_the_cpu_limits_is_skipped_with_the_reason(estimates, reason
     assert report.ok and calls == [] and report.step == reason
 
 
+def test_a_cpu_only_step_is_skipped_elsewhere_saying_so():
+    assert built(step=print, devices=("cpu",)).fits("cuda") == "the package runs this step on cpu only, not on cuda"
+    assert built(step=print, devices=("cpu",)).fits("cpu") == ""
+    with pytest.raises(ValueError, match=r"devices=\('tpu',\): expected a non-empty tuple of 'cpu' and/or 'cuda'"):
+        built(step=print, devices=("tpu",))
+
+
 def test_no_step_needs_a_reason_and_the_reason_is_printed():
     with pytest.raises(ValueError, match="skip='': expected the reason there is no step"):
         built()

@@ -390,7 +390,8 @@ class DryRun:
     of peak memory and of total floating-point operations). ``step(device)`` does one optimisation step
     or one evaluation batch at that size (on stand-in data of the real shapes where data is missing);
     ``step_memory_bytes`` and ``step_cpu_seconds`` estimate it, so that the layer can skip it where it
-    would not fit. A hook with no step gives ``skip``, why.
+    would not fit. A hook with no step gives ``skip``, why. ``devices``: where the package's code can run the
+    step (a CPU-only pipeline says ``("cpu",)``, and its step is skipped on a GPU, saying so).
     """
 
     summary: str
@@ -402,6 +403,7 @@ class DryRun:
     step_cpu_seconds: float = 0.0
     skip: str = ""
     missing: tuple[Missing, ...] = ()
+    devices: tuple[str, ...] = ("cpu", "cuda")
 
     def __post_init__(self) -> None:
         check_int("parameters", self.parameters, 0)
@@ -412,10 +414,14 @@ class DryRun:
             raise fail("skip", self.skip, "the reason there is no step (step is None)")
         if not all(isinstance(m, Missing) for m in self.missing):
             raise fail("missing", self.missing, "a tuple of Missing")
+        if not self.devices or not set(self.devices) <= {"cpu", "cuda"}:
+            raise fail("devices", self.devices, "a non-empty tuple of 'cpu' and/or 'cuda'")
 
     def fits(self, device: str) -> str:
         """Why the step is skipped on ``device`` (CPU: over 2 GB or 30 s; CUDA: over its free memory); ''
         when it fits."""
+        if device not in self.devices:
+            return f"the package runs this step on {' and '.join(self.devices)} only, not on {device}"
         if device == "cpu":
             memory, seconds = STEP_CPU_LIMITS
             if self.step_memory_bytes > memory:
