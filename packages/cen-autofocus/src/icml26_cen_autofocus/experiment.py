@@ -296,6 +296,7 @@ def build(config: Config) -> DryRun:
         memory_bytes=memory,
         flops=per_sweep * np.mean(config.block_lengths) * sweeps * len(config.seeds),
         step=step,
+        devices=("cpu",),  # numpy on the CPU
         step_memory_bytes=memory,
         step_cpu_seconds=per_sweep * n_frames / 1e9,
     )

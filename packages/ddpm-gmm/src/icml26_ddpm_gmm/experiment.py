@@ -227,6 +227,7 @@ def build(config: Config) -> DryRun:
         memory_bytes=4.0 * config.mc_samples * d_max * (config.K + 3),
         flops=flops,
         step=step,
+        devices=("cpu",),  # JAX on its CPU backend (the lock installs no CUDA jaxlib)
         step_memory_bytes=4.0 * batch * d_max * (config.K + 3) + 8.0 * n_grid * 16,
         step_cpu_seconds=step_flops / CPU_FLOPS,
     )

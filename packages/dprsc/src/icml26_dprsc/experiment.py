@@ -182,6 +182,7 @@ def build(config: Config) -> DryRun:
         memory_bytes=8.0 * (config.U**d) * 4 + 200.0 * config.n * degree,
         flops=per_graph * graphs * len(config.seeds),
         step=step,
+        devices=("cpu",),  # numpy on the CPU
         step_memory_bytes=8.0 * (config.U**d) * 4 + 200.0 * config.n * degree,
         step_cpu_seconds=10.0,  # measured (see above), not derived
         missing=tuple(m for name in config.real for m in _planetoid_missing(name)),

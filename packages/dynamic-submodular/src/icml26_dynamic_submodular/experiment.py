@@ -273,6 +273,7 @@ def build(config: Config) -> DryRun:
         memory_bytes=8.0 * 3 * config.n_digits**2,
         flops=per_step * config.steps * streams * len(config.seeds),
         step=step,
+        devices=("cpu",),  # numpy on the CPU
         step_memory_bytes=8.0 * 3 * config.n_digits**2,
         step_cpu_seconds=4.0 * config.k * config.n_digits * DRY_RUN_OPS**2 / 1e9,
     )

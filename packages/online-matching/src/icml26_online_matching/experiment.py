@@ -201,6 +201,7 @@ def build(config: Config) -> DryRun:
         memory_bytes=200.0 * n_lp + 8.0 * 3 * config.T * config.n,
         flops=per_world * len(config.seeds),
         step=step,
+        devices=("cpu",),  # numpy on the CPU
         step_memory_bytes=8.0 * 3 * config.n * config.K + 8.0 * config.n_history * 4,
         step_cpu_seconds=100.0 * config.n_history * config.K * 2 / 1e9,
     )

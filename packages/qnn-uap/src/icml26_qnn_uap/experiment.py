@@ -231,6 +231,7 @@ def build(config: Config) -> DryRun:
         memory_bytes=8.0 * config.restarts * config.n_train * n * 4,
         flops=per_fit * fits * len(config.seeds),
         step=step,
+        devices=("cpu",),  # JAX on its CPU backend (the lock installs no CUDA jaxlib)
         step_memory_bytes=8.0 * config.restarts * config.n_train * n * 4,
         step_cpu_seconds=per_fit / 1e9,
     )

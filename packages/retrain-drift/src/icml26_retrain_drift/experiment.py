@@ -307,6 +307,7 @@ def build(config: Config) -> DryRun:
         memory_bytes=kernel * len(config.seeds) * len(config.trained_alphas),  # the pipelines run vmapped
         flops=per_generation * pipelines,
         step=step,
+        devices=("cpu",),  # JAX on its CPU backend (the lock installs no CUDA jaxlib)
         step_memory_bytes=kernel,
         step_cpu_seconds=(2.0 * parameters * config.trained_n * cfg.sample_steps + 10.0 * config.trained_n**2) / 5e9,
     )

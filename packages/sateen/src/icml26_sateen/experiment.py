@@ -293,6 +293,7 @@ def build(config: Config) -> DryRun:
         memory_bytes=4.0 * (n_train + n_test * (1 + len(config.corruptions))) * side**2 + activations,
         flops=(3 * per_image * n_train * config.epochs + 3 * per_image * passes) * len(config.seeds),
         step=step,
+        devices=("cpu",),  # the adapters draw their views with a CPU generator
         step_memory_bytes=16.0 * parameters + activations,
         step_cpu_seconds=6 * per_image * config.batch_size / 1e9,
         missing=fashion_mnist_missing() if config.dataset == "fashion" else (),

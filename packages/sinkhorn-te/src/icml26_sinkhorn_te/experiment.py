@@ -205,6 +205,7 @@ def build(config: Config) -> DryRun:
         memory_bytes=8.0 * 4 * max(config.n, config.n_truth) ** 2,
         flops=per_replication * len(config.seeds) * len(config.thetas) + truth,
         step=step,
+        devices=("cpu",),  # numpy on the CPU
         step_memory_bytes=8.0 * 4 * config.n**2 * len(config.eps_factors),
         step_cpu_seconds=per_replication / 1e9,
     )
