@@ -270,12 +270,27 @@ def _figure(out: dict[str, list[float]], config: Config, out_dir: Path) -> None:
     save_figure(fig, out_dir / "accuracy_t1.png")
 
 
+def _fsdd_missing(config: Config):
+    """The FSDD recordings a run would download: none once ``data.load_fsdd`` has cached the features of this
+    (T, bands, per_speaker) (the key of ``load_fsdd``)."""
+    from icml26_shared import cache_dir, fingerprint
+    from icml26_shared.datasets import manifest
+
+    from .data import HOP, N_FFT, fsdd_files
+
+    rows = fsdd_files(config.fsdd_per_speaker)
+    key = fingerprint(
+        {"files": [manifest()[p][0] for p in rows], "T": config.T, "bands": config.fsdd_bands, "fft": [N_FFT, HOP]}
+    )
+    if (cache_dir() / "cached" / f"ultralif/fsdd-{key}.safetensors").is_file():
+        return ()
+    return manifest_missing("fsdd/")
+
+
 def build(config: Config) -> DryRun:
     """The dry run: the deep UltraLIF network on the widest input (Fashion-MNIST, 784); the step is one Adam
-    step with the sparsity loss on a stand-in batch on the device. Missing: Fashion-MNIST and FSDD files.
+    step of ``training.train`` (CPU) with the sparsity loss on a stand-in batch. Missing: Fashion-MNIST and FSDD.
     Estimates: 6 flops per weight, example and time step for training; ~80 networks per seed."""
-    import torch
-
     from .networks import SNN
     from .training import train
 
@@ -286,11 +301,9 @@ def build(config: Config) -> DryRun:
     flops = 6.0 * parameters * config.T * (neurons * examples + 3 * config.fashion_train * config.fashion_epochs)
 
     def step(device: str) -> None:
-        net = model.to(device)
-        x = torch.rand(config.batch_size, 784)
-        train(
-            net, x.numpy(), np.zeros(config.batch_size, dtype=np.int64), 1, 0, config.lam, config.lr, config.batch_size
-        )
+        x = np.random.default_rng(0).random((config.batch_size, 784), dtype=np.float32)
+        y = np.zeros(config.batch_size, dtype=np.int64)
+        train(model, x, y, 1, 0, config.lam, config.lr, config.batch_size)
 
     return DryRun(
         summary=f"{neurons} neurons x 1-layer SNNs (hidden {config.hidden}, T={config.T}) on digits, Fashion-MNIST "
@@ -301,7 +314,8 @@ def build(config: Config) -> DryRun:
         step=step,
         step_memory_bytes=16.0 * parameters + 4.0 * config.batch_size * 784 * config.T * 4,
         step_cpu_seconds=6.0 * parameters * config.batch_size * config.T / 1e9,
-        missing=fashion_mnist_missing() + manifest_missing("fsdd/"),
+        missing=fashion_mnist_missing() + _fsdd_missing(config),
+        devices=("cpu",),  # training.train keeps its tensors on the CPU
     )
 
 
