@@ -32,6 +32,18 @@ def _add_run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", default=None, help=OUT_HELP)
 
 
+def _add_dry_run_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="validate the config, build its model and data pipeline, name what is missing, run one step "
+        "where it fits; writes nothing (exit 1 when something is missing or fails)",
+    )
+    p.add_argument(
+        "--device", default="auto", help="with --dry-run: cpu, cuda, or auto: cuda when visible (default: auto)"
+    )
+
+
 def _named_root(out: str | None) -> tuple[Path, str]:
     """The results root and what named it (``--out``, the variable, or the default), for error messages."""
     if out:
@@ -100,6 +112,12 @@ def cmd_list(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     experiment = load(args.slug)
     experiment.config(args.config)  # a bad config name fails before the folder is touched
+    if args.dry_run:
+        report = experiment.dry_run(args.config, args.device)
+        print("\n".join(report.lines()))
+        return 0 if report.ok else 1
+    if args.device != "auto":
+        raise fail("--device", args.device, "no value without --dry-run (a run picks its device from its config)")
     out = out_root(args.out) / args.slug
     record = experiment.run(args.config, out)
     for c in record.claims:
@@ -231,6 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("run", "run one paper's reproduction")
     p.add_argument("slug", help="the paper, by slug (`icml26 list` names the installed ones)")
     _add_run_args(p)
+    _add_dry_run_args(p)
     p.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     p.set_defaults(func=cmd_run)
     p = command("reproduce", "run many papers, skipping those whose results are up to date")
@@ -323,6 +342,7 @@ def paper_main(slug: str, argv: Sequence[str] | None = None) -> int:
     ]:
         sub.add_parser(name, help=about, description=about[0].upper() + about[1:] + ".")
     _add_run_args(sub.choices["run"])
+    _add_dry_run_args(sub.choices["run"])
     args = parser.parse_args(argv)
     configure_logging(args.verbose)
     args.slug = slug

@@ -4,6 +4,10 @@ A package measures; this module decides. ``Experiment.run`` calls the package's 
 out_dir)``, which returns per-seed values of named metrics; each ``Claim`` turns the values of its
 metric into a verdict with one rule for the whole repo (``Claim.decide``); the record with every
 number, the environment and the git sha is written atomically to ``results.json``.
+
+``Experiment.dry_run`` checks that a config (above all ``paper``, never run in CI) can start: the
+package's optional ``build(config) -> DryRun`` hook makes the model and data pipeline at that size and
+names what is missing; this module runs its one step where it fits and says why it skips it elsewhere.
 """
 
 from __future__ import annotations
@@ -28,9 +32,9 @@ from typing import Any
 
 import numpy as np
 
-from .cache import atomic_write_text, fingerprint
+from .cache import MIRROR_ENV, atomic_write_text, cache_dir, fingerprint
 from .log import get_logger
-from .validation import check_number, fail
+from .validation import check_int, check_number, fail
 
 SCHEMA_VERSION = 1
 VERDICTS = ("holds", "fails", "inconclusive")
@@ -238,6 +242,25 @@ def environment() -> dict[str, Any]:
 
 
 RESULTS_ENV = "ICML26_RESULTS"
+DRY_RUN_DEVICES = ("auto", "cpu", "cuda")
+
+
+def _dry_run_device(device: str) -> str:
+    """``cpu``, or ``cuda`` when asked for and visible; ``auto`` is ``cuda`` when torch sees a GPU.
+    A package without torch runs its step on ``cpu``."""
+    if device not in DRY_RUN_DEVICES:
+        raise fail("device", device, f"one of {list(DRY_RUN_DEVICES)}")
+    if device == "cpu":
+        return device
+    if importlib.util.find_spec("torch") is None:
+        if device == "cuda":
+            raise fail("device", device, "'cpu' or 'auto' (torch is not installed)")
+        return "cpu"
+    import torch
+
+    if device == "cuda" and not torch.cuda.is_available():
+        raise fail("device", device, "'cpu' or 'auto' (torch sees no CUDA GPU)")
+    return "cuda" if device != "cpu" and torch.cuda.is_available() else "cpu"
 
 
 def default_results_root() -> Path:
@@ -268,6 +291,184 @@ def source_hash(module: str) -> str:
 
 
 Measure = Callable[[Any, Path], Mapping[str, Sequence[float]]]
+STEP_CPU_LIMITS = (2 * 2**30, 30.0)  # bytes, seconds: a dry run's one step on CPU above either is skipped
+
+
+def _size(n: float, unit: str = "B") -> str:
+    """``1.5 GB``, ``3.2 M``: a count in powers of 1000 with its unit, for the dry-run report."""
+    for prefix in ("", "k", "M", "G", "T", "P", "E"):
+        if abs(n) < 1000 or prefix == "E":
+            return f"{n:.3g} {prefix}{unit}".rstrip()
+        n /= 1000
+    raise AssertionError("unreachable")
+
+
+def data_locations(relpath: str) -> list[Path]:
+    """Where a data set or weights file ``relpath`` (e.g. ``"imagenet/train"``) is looked for, in order:
+    ``$ICML26_DATA_MIRROR/<relpath>`` when that variable is set, then ``<cache>/data/<relpath>``."""
+    mirror = os.environ.get(MIRROR_ENV)
+    return ([Path(mirror).expanduser() / relpath] if mirror else []) + [cache_dir() / "data" / relpath]
+
+
+def find_data(relpath: str) -> Path | None:
+    """The first of ``data_locations(relpath)`` that exists, or None."""
+    return next((p for p in data_locations(relpath) if p.exists()), None)
+
+
+@dataclass(frozen=True)
+class Missing:
+    """A data set or weights a config needs that this machine lacks: what, where it is expected, where it
+    comes from and how large the download is."""
+
+    name: str
+    path: str
+    source: str
+    size_bytes: int
+
+    @classmethod
+    def unless_found(cls, name: str, relpath: str, source: str, size_bytes: int) -> Missing | None:
+        """None when ``relpath`` is in one of ``data_locations``; else the Missing entry naming them all."""
+        if find_data(relpath) is not None:
+            return None
+        return cls(name, " or ".join(map(str, data_locations(relpath))), source, size_bytes)
+
+    def line(self) -> str:
+        return f"missing {self.name}: expected at {self.path} ({_size(self.size_bytes)} from {self.source})"
+
+
+def manifest_missing(prefix: str) -> tuple[Missing, ...]:
+    """The files of the data manifest under ``prefix`` (e.g. ``"planetoid/ind.cora."``) that neither the cache
+    nor ``$ICML26_DATA_MIRROR`` holds (by name, as ``fetch`` looks), as one entry: how many of how many files,
+    their total size and where they come from; () when every file is there."""
+    from .cache import _mirror_index
+    from .datasets import manifest
+
+    rows = {path: row for path, row in manifest().items() if path.startswith(prefix)}
+    if not rows:
+        raise fail("prefix", prefix, "the start of a path in the data manifest (e.g. 'planetoid/ind.cora.')")
+    mirror = os.environ.get(MIRROR_ENV)
+    in_mirror = _mirror_index(str(Path(mirror).resolve())) if mirror and Path(mirror).is_dir() else {}
+    absent = [p for p in rows if not (cache_dir() / "data" / p).is_file() and Path(p).name not in in_mirror]
+    if not absent:
+        return ()
+    urls = [rows[p][2] for p in absent]
+    source = urls[0] if len(urls) == 1 else urls[0].rsplit("/", 1)[0] + "/..."  # the first file's folder
+    where = " or ".join(str(p) for p in data_locations(prefix + "*"))
+    return (Missing(f"{prefix}* ({len(absent)} of {len(rows)} files)", where, source, sum(rows[p][1] for p in absent)),)
+
+
+FASHION_GZ_BYTES = {  # the gzipped IDX files of zalandoresearch/fashion-mnist
+    "train-images-idx3-ubyte": 26_421_880,
+    "train-labels-idx1-ubyte": 29_515,
+    "t10k-images-idx3-ubyte": 4_422_102,
+    "t10k-labels-idx1-ubyte": 5_148,
+}
+
+
+def fashion_mnist_missing(folder: str | os.PathLike | None = None) -> tuple[Missing, ...]:
+    """The Fashion-MNIST IDX files ``load_fashion_mnist(folder=folder)`` would not find."""
+    from .datasets import FASHION_DIR
+
+    root = Path(folder) if folder is not None else FASHION_DIR
+    return tuple(
+        Missing(
+            f"Fashion-MNIST {name}",
+            f"{root}/{name}(.gz)",
+            "`apt-get install dataset-fashion-mnist`, or github.com/zalandoresearch/fashion-mnist (pass folder=)",
+            size,
+        )
+        for name, size in FASHION_GZ_BYTES.items()
+        if not any((root / f).is_file() for f in (f"{name}.gz", name))
+    )
+
+
+@dataclass(frozen=True)
+class DryRun:
+    """What a package's ``build(config)`` hook made: the model and data pipeline at the config's size.
+
+    ``parameters``, ``memory_bytes`` and ``flops`` describe the whole run (trained parameters, an estimate
+    of peak memory and of total floating-point operations). ``step(device)`` does one optimisation step
+    or one evaluation batch at that size (on stand-in data of the real shapes where data is missing);
+    ``step_memory_bytes`` and ``step_cpu_seconds`` estimate it, so that the layer can skip it where it
+    would not fit. A hook with no step gives ``skip``, why. ``devices``: where the package's code can run the
+    step (a CPU-only pipeline says ``("cpu",)``, and its step is skipped on a GPU, saying so).
+    """
+
+    summary: str
+    parameters: int
+    memory_bytes: float
+    flops: float
+    step: Callable[[str], Any] | None = None
+    step_memory_bytes: float = 0.0
+    step_cpu_seconds: float = 0.0
+    skip: str = ""
+    missing: tuple[Missing, ...] = ()
+    devices: tuple[str, ...] = ("cpu", "cuda")
+
+    def __post_init__(self) -> None:
+        check_int("parameters", self.parameters, 0)
+        for name in ("memory_bytes", "flops", "step_memory_bytes", "step_cpu_seconds"):
+            if check_number(name, getattr(self, name)) < 0:
+                raise fail(name, getattr(self, name), "an estimate >= 0")
+        if self.step is None and not self.skip:
+            raise fail("skip", self.skip, "the reason there is no step (step is None)")
+        if not all(isinstance(m, Missing) for m in self.missing):
+            raise fail("missing", self.missing, "a tuple of Missing")
+        if not self.devices or not set(self.devices) <= {"cpu", "cuda"}:
+            raise fail("devices", self.devices, "a non-empty tuple of 'cpu' and/or 'cuda'")
+
+    def fits(self, device: str) -> str:
+        """Why the step is skipped on ``device`` (CPU: over 2 GB or 30 s; CUDA: over its free memory); ''
+        when it fits."""
+        if device not in self.devices:
+            return f"the package runs this step on {' and '.join(self.devices)} only, not on {device}"
+        if device == "cpu":
+            memory, seconds = STEP_CPU_LIMITS
+            if self.step_memory_bytes > memory:
+                return f"needs ~{_size(self.step_memory_bytes)} (> {_size(memory)} on CPU)"
+            if self.step_cpu_seconds > seconds:
+                return f"takes ~{self.step_cpu_seconds:.0f} s (> {seconds:.0f} s on CPU)"
+            return ""
+        import torch
+
+        free, _total = torch.cuda.mem_get_info()
+        if self.step_memory_bytes > free:
+            return f"needs ~{_size(self.step_memory_bytes)} (> {_size(free)} free on {device})"
+        return ""
+
+
+@dataclass
+class DryRunReport:
+    """The outcome of ``Experiment.dry_run``: what was built, what the one step did, what is missing, and
+    the error that stopped it, if any. ``ok`` (exit 0) when nothing is missing and nothing failed."""
+
+    paper: str
+    config_name: str
+    device: str
+    built: DryRun | None = None
+    step: str = ""
+    error: str = ""
+
+    @property
+    def missing(self) -> tuple[Missing, ...]:
+        return self.built.missing if self.built else ()
+
+    @property
+    def ok(self) -> bool:
+        return not self.error and not self.missing
+
+    def lines(self) -> list[str]:
+        head = f"{self.paper} --config {self.config_name} --dry-run on {self.device}: config valid"
+        if self.built is None:
+            return [head, self.error or "no build hook: nothing built"]
+        b = self.built
+        out = [
+            head,
+            f"built: {b.summary}",
+            f"parameters: {b.parameters:,}; whole run: ~{_size(b.memory_bytes)} memory, ~{_size(b.flops, 'FLOP')}",
+            f"one step: {self.step}",
+        ]
+        return out + [m.line() for m in b.missing] + ([self.error] if self.error else [])
 
 
 @dataclass(frozen=True)
@@ -283,6 +484,7 @@ class Experiment:
     claims: Sequence[Claim]
     measure: Measure
     distribution: str = ""  # defaults to icml26-<name>
+    build: Callable[[Any], DryRun] | None = None  # the dry-run hook (``dry_run``)
 
     def __post_init__(self) -> None:
         missing = [c for c in CONFIG_NAMES if c not in self.configs]
@@ -303,6 +505,39 @@ class Experiment:
         if name not in self.configs:
             raise fail("config", name, f"one of {sorted(self.configs)} for paper {self.name!r}")
         return self.configs[name]
+
+    def dry_run(self, config: str = "paper", device: str = "auto") -> DryRunReport:
+        """Validate ``config``, build it through the ``build`` hook and run its one step on ``device``
+        where it fits. A hook or step that raises is reported as the error (one line), not raised; a
+        bad config name or device is a ValueError."""
+        cfg = dataclasses.replace(self.config(config))  # re-runs the config's validation
+        device = _dry_run_device(device)
+        report = DryRunReport(self.name, config, device)
+        if self.build is None:
+            return report
+        log = get_logger(self.name)
+        try:
+            report.built = built = self.build(cfg)
+            if not isinstance(built, DryRun):
+                raise TypeError(f"build() returned a {type(built).__name__}, not a DryRun")
+        except Exception as err:  # the report names it; --verbose logs the traceback
+            log.debug("build failed", exc_info=True)
+            report.built, report.error = None, f"build failed: {type(err).__name__}: {err}"
+            return report
+        skip = built.skip if built.step is None else built.fits(device)
+        if skip:
+            report.step = f"skipped: {skip}"
+            return report
+        start = time.perf_counter()
+        try:
+            built.step(device)
+        except Exception as err:
+            log.debug("step failed", exc_info=True)
+            report.step = f"failed on {device}"
+            report.error = f"step failed: {type(err).__name__}: {err}"
+            return report
+        report.step = f"ran on {device} in {time.perf_counter() - start:.2f} s"
+        return report
 
     def fingerprint(self, config: Config) -> str:
         """What a result depends on: the config's values, the package version and its source code."""

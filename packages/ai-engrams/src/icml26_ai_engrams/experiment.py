@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 from icml26_shared import Claim, Experiment, check_int, check_positive, derive, fail, get_logger
 from icml26_shared import Config as BaseConfig
+from icml26_shared.records import DryRun, fashion_mnist_missing
 
 from .figures import plot_results
 
@@ -366,7 +367,52 @@ def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
     return out
 
 
-EXPERIMENT = Experiment(name="ai-engrams", configs=CONFIGS, claims=CLAIMS, measure=measure)
+def build(config: Config) -> DryRun:
+    """The dry run: the fact LM at full size on the full fact set; the step is one training step and the engram
+    of the forget set (statistics, engram, erasure), on the CPU like the pipeline. Missing: Fashion-MNIST files.
+    Estimates: 6 flops per weight and token for training (2 for statistics), the MLPs per example and epoch;
+    gradient ascent up to ``ga_max_steps`` full passes over one class; dense work at ~10 GFLOP/s (the paper-size
+    step took 34 CPU s, 60 s wall, on a loaded 2-core machine: over the CPU limit, so it is skipped there)."""
+    import torch
+
+    from .data import make_facts
+    from .method import collect_statistics, compute_engram, erase
+    from .networks import MLP, TinyLM, train_lm
+
+    facts = make_facts(config.lm_people, config.lm_cities, config.lm_jobs, 0)
+    ids = torch.from_numpy(facts.ids)
+    lm = TinyLM(len(facts.vocab), ids.shape[1], config.lm_dim, config.lm_heads, config.lm_layers)
+    lm_parameters = sum(p.numel() for p in lm.parameters())
+    mlp_parameters = sum(p.numel() for p in MLP(784, config.hidden, CLASSES).parameters())
+    tokens = ids.numel()
+    examples = 898 * config.digits_epochs + config.fashion_train * config.fashion_epochs
+    flops = 6.0 * lm_parameters * tokens * config.lm_steps + 6.0 * mlp_parameters * (
+        examples + config.ga_max_steps * config.fashion_train / CLASSES
+    )
+    forget = torch.from_numpy(np.isin(facts.person, np.arange(config.lm_forget)))
+
+    def step(device: str) -> None:
+        train_lm(lm, ids, 1, 0, config.lm_lr)
+        engram = compute_engram(lm, collect_statistics(lm, ids[forget]), collect_statistics(lm, ids))
+        erase(lm, engram, config.alpha)
+
+    return DryRun(
+        summary=f"MLP 784 -> {config.hidden} -> {CLASSES} on digits and Fashion-MNIST ({config.fashion_train} train); "
+        f"fact LM dim {config.lm_dim} x {config.lm_layers} layers, {len(facts.ids)} facts of {config.lm_people} people",
+        parameters=lm_parameters + mlp_parameters,
+        memory_bytes=16.0 * lm_parameters
+        + 4.0 * tokens * config.lm_dim * config.lm_layers * 20
+        + 4.0 * 784 * (config.fashion_train + config.fashion_test),
+        flops=flops * len(config.seeds),
+        step=step,
+        step_memory_bytes=16.0 * lm_parameters + 4.0 * tokens * config.lm_dim * config.lm_layers * 20,
+        step_cpu_seconds=10.0 * lm_parameters * tokens / 1e10,
+        missing=fashion_mnist_missing(),
+        devices=("cpu",),  # the training loops keep their tensors on the CPU
+    )
+
+
+EXPERIMENT = Experiment(name="ai-engrams", configs=CONFIGS, claims=CLAIMS, measure=measure, build=build)
 
 
 def run(config: Config | str = "quick", out_dir: Path | None = None):

@@ -28,6 +28,7 @@ from icml26_shared import (
     save_figure,
 )
 from icml26_shared import Config as BaseConfig
+from icml26_shared.records import DryRun
 
 MQAR_RULES = ("atlas", "omeganet", "deltanet", "linear_attention", "softmax")  # = layers.RULES, without torch
 
@@ -351,7 +352,49 @@ def _figure(out: dict[str, list], config: Config, out_dir: Path) -> None:
     save_figure(fig, out_dir / "atlas_claims.png")
 
 
-EXPERIMENT = Experiment(name="atlas", configs=CONFIGS, claims=CLAIMS, measure=measure)
+def build(config: Config) -> DryRun:
+    """The dry run: the Atlas recall model at full size; the step is one AdamW step on an MQAR batch on the
+    device (the capacity, stream and identity measurements are small closed forms). Estimates: 6 flops per
+    parameter and token (an upper bound: the embedding is a lookup) plus the Omega-rule memory update over
+    the window (6 head_dim^2 per head, token and window position); activations ~20 floats per token, channel
+    and head [INF]."""
+    import torch
+
+    from .data import mqar_batch
+    from .layers import RecallModel
+    from .training import recall_loss
+
+    torch.manual_seed(0)
+    model = RecallModel(
+        config.mqar_vocab, config.d_model, 1, heads=config.heads, head_dim=config.head_dim, rule="atlas",
+        degree=config.degree, window=config.window, chunk_size=config.chunk_size, conv_size=config.conv_size,
+    )  # fmt: skip
+    parameters = sum(p.numel() for p in model.parameters())
+    tokens = config.mqar_batch * 2 * config.mqar_pairs
+    per_step = 6.0 * parameters * tokens + 6.0 * tokens * config.heads * config.head_dim**2 * config.window
+    activations = 4.0 * 20 * tokens * config.d_model * config.heads
+
+    def step(device: str) -> None:
+        net = model.to(device)
+        optimizer = torch.optim.AdamW(net.parameters(), lr=config.lr)
+        inputs, targets = mqar_batch(config.mqar_batch, config.mqar_pairs, config.mqar_vocab, torch.Generator())
+        recall_loss(net, inputs.to(device), targets.to(device)).backward()
+        optimizer.step()
+
+    return DryRun(
+        summary=f"Atlas recall model: vocab {config.mqar_vocab}, d_model {config.d_model}, {config.heads} heads, "
+        f"window {config.window}; MQAR {config.mqar_pairs} pairs, batch {config.mqar_batch}, "
+        f"{config.mqar_steps} steps x {len(config.mqar_rules)} rules",
+        parameters=parameters,
+        memory_bytes=16.0 * parameters + activations,
+        flops=per_step * config.mqar_steps * len(config.mqar_rules) * len(config.seeds),
+        step=step,
+        step_memory_bytes=16.0 * parameters + activations,
+        step_cpu_seconds=per_step / 1e9,
+    )
+
+
+EXPERIMENT = Experiment(name="atlas", configs=CONFIGS, claims=CLAIMS, measure=measure, build=build)
 
 
 def run(config: Config | str = "quick", out_dir: Path | None = None):

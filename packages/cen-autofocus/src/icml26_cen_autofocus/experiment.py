@@ -26,6 +26,7 @@ from icml26_shared import (
     save_figure,
 )
 from icml26_shared import Config as BaseConfig
+from icml26_shared.records import DryRun
 
 from .baselines import FOCUS_MEASURES, GRADIENT_MEASURES, focus_curve
 from .data import SCENES, scene
@@ -268,7 +269,40 @@ def _example_sweep(ax, config: Config) -> None:
     ax.legend(fontsize=6)
 
 
-EXPERIMENT = Experiment(name="cen-autofocus", configs=CONFIGS, claims=CLAIMS, measure=measure)
+def build(config: Config) -> DryRun:
+    """The dry run: nothing is trained; the step simulates one sweep at the longest block length and full image
+    size and runs CEN and every focus measure on it. Estimates: ~5 flops per pixel and frame for the spike
+    simulation and each measure (from the step: ~12 CPU s on a loaded 2-core machine); one block of float64
+    frames in memory (all blocks without ``stream``)."""
+    n_frames = max(config.block_lengths)
+    pixels = config.size**2
+    per_sweep = 5.0 * pixels * config.n_positions * (1 + len(BASELINES) + len(BOUNDS))
+    sweeps = len(config.scenes) * len(config.conditions) * len(config.block_lengths)
+    blocks = 1 if config.stream else config.n_positions
+    memory = 8.0 * pixels * n_frames * blocks
+
+    def step(device: str) -> None:
+        rng = np.random.default_rng(0)
+        spec = sweep_spec(config.conditions[0], n_frames, config, rng)
+        blocks = simulate_sweep(scene(config.scenes[0], config.size, rng), spec, rng, None, stream=config.stream)
+        cen_autofocus(blocks)
+        for measure in BASELINES:
+            focus_curve(blocks, measure, n_frames)
+
+    return DryRun(
+        summary=f"{len(config.seeds)} seeds x {sweeps} sweeps ({len(config.scenes)} scenes, {config.conditions}, "
+        f"blocks {config.block_lengths}) of {config.n_positions} positions at {config.size}x{config.size} px",
+        parameters=0,
+        memory_bytes=memory,
+        flops=per_sweep * np.mean(config.block_lengths) * sweeps * len(config.seeds),
+        step=step,
+        devices=("cpu",),  # numpy on the CPU
+        step_memory_bytes=memory,
+        step_cpu_seconds=per_sweep * n_frames / 1e9,
+    )
+
+
+EXPERIMENT = Experiment(name="cen-autofocus", configs=CONFIGS, claims=CLAIMS, measure=measure, build=build)
 
 
 def run(config: Config | str = "quick", out_dir: Path | None = None):

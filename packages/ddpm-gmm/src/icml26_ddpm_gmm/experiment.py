@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 from icml26_shared import Claim, Experiment, derive, get_logger
 from icml26_shared import Config as BaseConfig
+from icml26_shared.records import DryRun
 
 log = get_logger("ddpm-gmm")
 
@@ -182,7 +183,57 @@ def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
     return metrics
 
 
-EXPERIMENT = Experiment(name="ddpm-gmm", configs=CONFIGS, claims=CLAIMS, measure=measure)
+CPU_FLOPS = 1e9  # a deliberately low rate for the dry run's time estimate (2 loaded cores)
+DRY_RUN_BATCH = 128  # Monte-Carlo samples of the dry run's one evaluation batch
+
+
+def build(config: Config) -> DryRun:
+    """The dry run: nothing is trained (the scores are exact); the step computes the exact TV at the
+    largest T (claim A's costliest point) and one batch of the d-dim Monte-Carlo chain at the largest d
+    (claim B). Estimates: grid chains of N log N per step, the chain's (n, K, d) float32 score arrays."""
+    from .data import embed, random_collinear_mixture, random_direction
+    from .exact import make_grid
+    from .measurements import paper_ddpm_tv
+    from .method import ddpm_sample, paper_schedule
+
+    base = random_collinear_mixture(np.random.default_rng(0), config.K, 1, config.spread)
+    n_grid = len(make_grid(base.means[:, 0], base.sigma, config.h))
+    grid_steps = (
+        sum(config.Ts)
+        + 4 * sum(config.comparator_Ts)
+        + config.K_T * len(config.Ks)
+        + config.eps_T * (len(config.eps_scores) + 1)
+        + config.nonunit_T * len(config.dims)
+    )
+    d_max = max(config.dims)
+    chain_flops = 10.0 * config.K * config.mc_T  # per sample and dimension
+    flops = len(config.seeds) * (
+        20.0 * grid_steps * n_grid * np.log2(n_grid) + chain_flops * config.mc_samples * sum(config.dims)
+    )
+    batch = min(DRY_RUN_BATCH, config.mc_samples)
+
+    def step(device: str) -> None:
+        import jax
+
+        paper_ddpm_tv(base, max(config.Ts), config.h)
+        mixture = embed(base, random_direction(np.random.default_rng(1), d_max))
+        ddpm_sample(jax.random.key(0), mixture, paper_schedule(config.mc_T), batch).block_until_ready()
+
+    step_flops = 20.0 * max(config.Ts) * n_grid * np.log2(n_grid) + chain_flops * batch * d_max
+    return DryRun(
+        summary=f"K={config.K} collinear mixture; grid of {n_grid} points (h={config.h}); "
+        f"Monte-Carlo chain of {config.mc_samples} samples up to d={d_max}, T={config.mc_T}",
+        parameters=0,
+        memory_bytes=4.0 * config.mc_samples * d_max * (config.K + 3),
+        flops=flops,
+        step=step,
+        devices=("cpu",),  # JAX on its CPU backend (the lock installs no CUDA jaxlib)
+        step_memory_bytes=4.0 * batch * d_max * (config.K + 3) + 8.0 * n_grid * 16,
+        step_cpu_seconds=step_flops / CPU_FLOPS,
+    )
+
+
+EXPERIMENT = Experiment(name="ddpm-gmm", configs=CONFIGS, claims=CLAIMS, measure=measure, build=build)
 
 
 def run(config: Config | str = "quick", out_dir: Path | None = None):

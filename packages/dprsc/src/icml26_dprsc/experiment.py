@@ -8,12 +8,13 @@ and (without a claim) the same comparison on the power-law cluster graph, Cora a
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
-from icml26_shared import Claim, Experiment, derive, get_logger, new_figure, save_figure
+from icml26_shared import Claim, Experiment, cache_dir, derive, get_logger, new_figure, save_figure
 from icml26_shared import Config as BaseConfig
+from icml26_shared.records import DryRun, manifest_missing
 
 from .baselines import (
     exact_box_counts,
@@ -147,6 +148,47 @@ def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
     return values
 
 
+def _planetoid_missing(name: str):
+    """The raw Planetoid files of ``name`` a run would download: none once ``planetoid_graph`` has cached
+    its PCA scores (the key of ``data.planetoid_graph``)."""
+    if (cache_dir() / "cached" / f"dprsc/planetoid-{name}-pca-v2.safetensors").is_file():
+        return ()
+    return manifest_missing(f"planetoid/ind.{name}.")
+
+
+DRY_RUN_QUERIES = 10  # boxes of the dry run's one evaluation batch
+
+
+def build(config: Config) -> DryRun:
+    """The dry run: nothing is trained; the step releases the range tree on one SBM graph at full size in the
+    largest d and answers a batch of DRY_RUN_QUERIES boxes (with the global-Laplace and flat-grid baselines).
+    Missing: the Planetoid files of ``real`` not yet cached. Estimates: triangle listing ~ n d_avg^2 per graph,
+    a (U^d)-cell tree, answers ~ tree nodes x triangles per query [INF] (measured: 10 boxes at d=2, U=64,
+    n=5000 take ~30 s on 2 loaded cores, 1000 boxes far longer)."""
+    d = max(config.dims)
+    degree = config.n * (config.p_in / config.blocks + config.p_out)
+    triangles = config.n * degree**2
+    per_graph = 10.0 * triangles * (3 + 2 * config.queries * np.log2(config.U) ** d)
+    graphs = len(config.dims) + 1 + len(config.real)
+
+    def step(device: str) -> None:
+        G, X = sbm_graph(config.n, config.blocks, config.p_in, config.p_out, d, config.U, config.spread, 0)
+        evaluate(G, X, replace(config, queries=DRY_RUN_QUERIES), 0, f"sbm_d{d}", extra=False)
+
+    return DryRun(
+        summary=f"{len(config.seeds)} seeds: SBM n={config.n} ({config.blocks} blocks), d {config.dims}, U={config.U}; "
+        f"{config.queries} boxes; power-law cluster graph; real graphs {config.real}",
+        parameters=0,
+        memory_bytes=8.0 * (config.U**d) * 4 + 200.0 * config.n * degree,
+        flops=per_graph * graphs * len(config.seeds),
+        step=step,
+        devices=("cpu",),  # numpy on the CPU
+        step_memory_bytes=8.0 * (config.U**d) * 4 + 200.0 * config.n * degree,
+        step_cpu_seconds=10.0,  # measured (see above), not derived
+        missing=tuple(m for name in config.real for m in _planetoid_missing(name)),
+    )
+
+
 def plot_errors(values: dict[str, list[float]], config: Config, out_dir: Path) -> None:
     """Bar chart: median relative error of each mechanism (mean over seeds), per graph."""
     fig, ax = new_figure(size=(6.0, 3.4))
@@ -164,7 +206,7 @@ def plot_errors(values: dict[str, list[float]], config: Config, out_dir: Path) -
     save_figure(fig, out_dir / "relative_error.png")
 
 
-EXPERIMENT = Experiment(name="dprsc", configs=CONFIGS, claims=CLAIMS, measure=measure)
+EXPERIMENT = Experiment(name="dprsc", configs=CONFIGS, claims=CLAIMS, measure=measure, build=build)
 
 
 def run(config: Config | str = "quick", out_dir: Path | None = None):

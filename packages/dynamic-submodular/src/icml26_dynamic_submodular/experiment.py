@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 from icml26_shared import Claim, Experiment, derive, new_figure, save_figure
 from icml26_shared import Config as BaseConfig
+from icml26_shared.records import DryRun
 
 from .baselines import LazyRepair, RecomputeGreedy, SwapStreaming
 from .constraints import Cardinality
@@ -243,7 +244,42 @@ def _figures(card: dict, mat: dict, config: Config, out_dir: Path) -> None:
     save_figure(fig, out_dir / "matroid_consistency.png")
 
 
-EXPERIMENT = Experiment(name="dynamic-submodular", configs=CONFIGS, claims=CLAIMS, measure=measure)
+DRY_RUN_OPS = 50  # stream operations of the dry run's one evaluation batch
+
+
+def build(config: Config) -> DryRun:
+    """The dry run: nothing is trained; the step builds the digits facility-location instance at full size and
+    runs ours and recompute-greedy (the costliest baseline) on the first operations of a random stream.
+    Estimates: recompute-greedy does ~k |V_t| gains of n_digits flops per step, on 4 streams and one per capacity."""
+    rank = max(config.k, 10 * max(config.capacities))
+    per_step = 4.0 * rank * config.n_digits * config.n_digits / 2
+    streams = 4 + len(config.capacities)
+
+    def step(device: str) -> None:
+        rng = np.random.default_rng(derive(config.seeds[0], "instances"))
+        f = FacilityLocation(digits_facility_location(config.n_digits, rng)[0])
+        stream = random_stream(f.n, config.steps, config.p_del, np.random.default_rng(0))
+        constraint = Cardinality(config.k)
+        algorithms = {
+            "ours": DynamicConsistent(f, constraint, config.eps, seed=0),
+            "greedy": RecomputeGreedy(f, constraint),
+        }
+        simulate(f, (stream[0][:DRY_RUN_OPS], stream[1][:DRY_RUN_OPS]), algorithms)
+
+    return DryRun(
+        summary=f"{len(config.seeds)} seeds: coverage ({config.n_sets} sets) and facility location ({config.n_digits} "
+        f"digits), k={config.k}, {config.steps}-operation streams; partition matroids, capacities {config.capacities}",
+        parameters=0,
+        memory_bytes=8.0 * 3 * config.n_digits**2,
+        flops=per_step * config.steps * streams * len(config.seeds),
+        step=step,
+        devices=("cpu",),  # numpy on the CPU
+        step_memory_bytes=8.0 * 3 * config.n_digits**2,
+        step_cpu_seconds=4.0 * config.k * config.n_digits * DRY_RUN_OPS**2 / 1e9,
+    )
+
+
+EXPERIMENT = Experiment(name="dynamic-submodular", configs=CONFIGS, claims=CLAIMS, measure=measure, build=build)
 
 
 def run(config: Config | str = "quick", out_dir: Path | None = None):

@@ -29,6 +29,7 @@ from icml26_shared import (
     save_figure,
 )
 from icml26_shared import Config as BaseConfig
+from icml26_shared.records import DryRun
 
 PROTECTIONS = ("em", "generator_em", "fuse")  # sample-wise EM, plain generator EM, FUSE
 FILTERS = ("none", "low_pass", "blur", "jpeg")
@@ -269,7 +270,48 @@ def _figure(out: dict[str, list[float]], config: Config, out_dir: Path) -> None:
     save_figure(fig, out_dir / "fuse_accuracy_spectrum.png")
 
 
-EXPERIMENT = Experiment(name="fuse", configs=CONFIGS, claims=CLAIMS, measure=measure)
+def build(config: Config) -> DryRun:
+    """The dry run: the step is one FUSE round (one surrogate and one generator minibatch, RSM and CBG on) on a
+    stand-in batch of 16 x 16 images, the protected copy of that batch, and one victim epoch on it (CPU).
+    Estimates: the victim CNN and the generator cost ~6 x their weights x 16 positions per image and step (most
+    weights sit in the stride-2 layers, on 8 x 8 and 4 x 4 maps) [INF];
+    per seed: EM rounds of PGD, two generators' rounds, and a victim per protected copy and attacker filter."""
+    import torch
+
+    from .method import FuseSettings, PerturbationGenerator, make_unlearnable, train_generator
+    from .networks import SmallCNN, train_classifier
+
+    victim = sum(p.numel() for p in SmallCNN().parameters())
+    generator = sum(p.numel() for p in PerturbationGenerator(config.eps).parameters())
+    per_image = 6.0 * (victim + generator) * 16
+    em = config.em_rounds * (config.em_train_steps + config.em_pgd_steps) * config.n_train
+    fuse = 2 * config.fuse_rounds * (config.surrogate_steps + config.generator_steps) * config.batch_size
+    victims = (3 * 4 + 1 + len(config.generator_em_filters)) * config.victim_epochs * config.n_train
+    settings = FuseSettings(
+        eps=config.eps, rounds=1, surrogate_steps=1, generator_steps=1, batch_size=config.batch_size, lr=config.lr,
+        band_width=config.band_width, cbg_weight=config.cbg_weight, cbg_cutoff=config.cbg_cutoff,
+    )  # fmt: skip
+
+    def step(device: str) -> None:
+        x = torch.rand(config.batch_size, 1, 16, 16)
+        y = torch.arange(config.batch_size) % 10
+        protected, _ = make_unlearnable(train_generator(x, y, settings, 0), x)
+        train_classifier(protected.detach().numpy(), y.numpy(), 1, 0, config.lr, config.batch_size)
+
+    return DryRun(
+        summary=f"digits 16x16 ({config.n_train} train), eps {config.eps:.3g}: EM {config.em_rounds} rounds, "
+        f"generator {config.fuse_rounds} rounds, victims {config.victim_epochs} epochs",
+        parameters=victim + generator,
+        memory_bytes=16.0 * (victim + generator) + 4.0 * 16**2 * 1797 * 8 + 4.0 * config.batch_size * 16**2 * 64,
+        flops=per_image * (em + fuse + victims) * len(config.seeds),
+        step=step,
+        step_memory_bytes=16.0 * (victim + generator) + 4.0 * config.batch_size * 16**2 * 64,
+        step_cpu_seconds=per_image * config.batch_size * 3 / 1e9,
+        devices=("cpu",),  # the training loops keep their tensors on the CPU
+    )
+
+
+EXPERIMENT = Experiment(name="fuse", configs=CONFIGS, claims=CLAIMS, measure=measure, build=build)
 
 
 def run(config: Config | str = "quick", out_dir: Path | None = None):

@@ -31,6 +31,7 @@ from icml26_shared import (
     save_figure,
 )
 from icml26_shared import Config as BaseConfig
+from icml26_shared.records import DryRun, fashion_mnist_missing
 
 DATASETS = ("digits", "fashion")
 METHODS = ("gn_fd", "gn", "magnitude", "taylor", "random")
@@ -364,7 +365,42 @@ def _figure(out: dict[str, list[float]], config: Config, out_dir: Path) -> None:
     save_figure(fig, out_dir / "accuracy_vs_area.png")
 
 
-EXPERIMENT = Experiment(name="logic-tying", configs=CONFIGS, claims=CLAIMS, measure=measure)
+def build(config: Config) -> DryRun:
+    """The dry run: the DLGN at full width on the widest input (pooled, thermometer-coded Fashion-MNIST); the
+    step is one epoch of ``train_network`` (CPU) on one stand-in batch. Missing: Fashion-MNIST files. Estimates:
+    each gate mixes 16 relaxed functions of its two inputs, ~6 x 16 x 4 flops per gate and example for a
+    training step; tying's GN/FD screening re-evaluates the network ~n_calibration x candidates times [INF]."""
+    import torch
+
+    from .network import LogicNetwork, train_network
+
+    in_dim = (28 // config.fashion_pool) ** 2 * len(config.thresholds)
+    net = LogicNetwork(in_dim, config.widths, 10, config.tau, seed=0)
+    parameters = sum(p.numel() for p in net.parameters())
+    gates = sum(config.widths)
+    per_example = 6.0 * 16 * 4 * gates
+    examples = 898 * config.digits_epochs + config.fashion_train * config.fashion_epochs
+    screening = 16.0 * 4 * gates * config.n_calibration * len(config.reductions) * 5  # 5 methods per reduction
+
+    def step(device: str) -> None:
+        X = torch.rand(config.batch_size, in_dim).round().numpy()
+        train_network(net, X, np.zeros(config.batch_size, dtype=np.int64), 1, 0, config.lr, config.batch_size)
+
+    return DryRun(
+        summary=f"DLGN {in_dim} -> {config.widths} gates -> 10 (tau {config.tau}); digits {config.digits_epochs} and "
+        f"Fashion-MNIST {config.fashion_train} x {config.fashion_epochs} epochs; reductions {config.reductions}",
+        parameters=parameters,
+        memory_bytes=16.0 * parameters + 4.0 * in_dim * (config.fashion_train + config.fashion_test),
+        flops=(per_example * examples + 2 * screening) * len(config.seeds),
+        step=step,
+        step_memory_bytes=16.0 * parameters + 4.0 * 16 * gates * config.batch_size * 3,
+        step_cpu_seconds=per_example * config.batch_size / 1e9,
+        missing=fashion_mnist_missing(),
+        devices=("cpu",),  # train_network keeps its tensors on the CPU
+    )
+
+
+EXPERIMENT = Experiment(name="logic-tying", configs=CONFIGS, claims=CLAIMS, measure=measure, build=build)
 
 
 def run(config: Config | str = "quick", out_dir: Path | None = None):

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 from icml26_shared import Claim, Experiment, derive, get_logger, new_figure, save_figure
 from icml26_shared import Config as BaseConfig
+from icml26_shared.records import DryRun
 
 from .baselines import GreedyPolicy, StatusQuoPolicy, omniscient_optimum, simulate
 from .data import SimulatorParams, benefit, learn_donor_types, sample_departures, sample_donors, sample_patients
@@ -178,7 +179,35 @@ def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
     return values
 
 
-EXPERIMENT = Experiment(name="online-matching", configs=CONFIGS, claims=CLAIMS, measure=measure)
+def build(config: Config) -> DryRun:
+    """The dry run: no model is trained; the step builds one world's offline side at full size (k-means donor
+    types from n_history donors, the waitlist, the (n, K) weight profile) and solves the fluid LP of the
+    coarsest clustering. Estimates: the uncoarsened LP has n K variables (HiGHS, ~200 bytes and ~1e4 flops
+    per variable [INF]); the (T, n) benefits and the omniscient matching."""
+    n_lp = config.n * config.K
+    per_world = 1e4 * n_lp + 100.0 * config.n_history * config.K * 2 + 10.0 * config.T * config.n**2
+
+    def step(device: str) -> None:
+        rng = np.random.default_rng(derive(config.seeds[0], "world"))
+        types = learn_donor_types(sample_donors(config.n_history, rng), config.K, seed=0)
+        profile = benefit(sample_patients(config.n, rng), types.centroids).T
+        c = coarsen(profile, m=max(1, round(config.n / max(config.cluster_sizes))), p=types.p, seed=0)
+        solve_fluid_lp(c.w_bar, c.b, config.T * types.p)
+
+    return DryRun(
+        summary=f"{len(config.seeds)} worlds: n={config.n} patients, T={config.T} arrivals, K={config.K} donor types "
+        f"from {config.n_history} donors; cluster sizes {config.cluster_sizes}",
+        parameters=0,
+        memory_bytes=200.0 * n_lp + 8.0 * 3 * config.T * config.n,
+        flops=per_world * len(config.seeds),
+        step=step,
+        devices=("cpu",),  # numpy on the CPU
+        step_memory_bytes=8.0 * 3 * config.n * config.K + 8.0 * config.n_history * 4,
+        step_cpu_seconds=100.0 * config.n_history * config.K * 2 / 1e9,
+    )
+
+
+EXPERIMENT = Experiment(name="online-matching", configs=CONFIGS, claims=CLAIMS, measure=measure, build=build)
 
 
 def run(config: Config | str = "quick", out_dir: Path | None = None):

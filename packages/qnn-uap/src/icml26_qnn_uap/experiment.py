@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 from icml26_shared import Claim, Experiment, derive, get_logger, new_figure, save_figure
 from icml26_shared import Config as BaseConfig
+from icml26_shared.records import DryRun
 
 F2_FREQUENCIES = ((0, 0), (1, 1), (-1, -1))  # f2 = 0.4 + 0.2 e^{i(x0+x1+pi/6)} + c.c.: n = 3 ([INF])
 LR = {"f1": 0.01, "f2": 0.05, "f3": 0.05}  # Sec. 4: Adam lr 0.01 for f1, 0.05 for f2 and f3
@@ -206,7 +207,37 @@ def _plot_approximations(examples: dict, out_dir: Path) -> None:
     save_figure(fig, out_dir / "approximations.png")
 
 
-EXPERIMENT = Experiment(name="qnn-uap", configs=CONFIGS, claims=CLAIMS, measure=measure)
+def build(config: Config) -> DryRun:
+    """The dry run: the step fits SAQNN with the largest Fourier set on f1 (the costliest fit: all restarts,
+    every doubling). Estimates: each Adam step evaluates the closed form on n_train points for every restart
+    and rescaling a', ~20 n flops per point for n terms (from the step: ~9 CPU s on a loaded 2-core machine);
+    fits per seed: f2, f3, one per order, and the MLPs."""
+    from .bases import fourier_frequencies
+    from .data import make_dataset
+    from .method import num_parameters
+
+    n = len(fourier_frequencies(max(config.f1_orders), 2))
+    per_fit = 20.0 * n * config.n_train * config.steps * config.restarts * (config.max_doublings + 1)
+    fits = 2 + len(config.f1_orders) * (2 + config.mlp_long_factor)
+
+    def step(device: str) -> None:
+        data = make_dataset("f1", derive(config.seeds[0], "data", "f1"), config.n_train, config.n_test)
+        _fit_saqnn(fourier_frequencies(max(config.f1_orders), 2), "fourier", data, 1.0, config, 0)
+
+    return DryRun(
+        summary=f"SAQNN with up to n={n} Fourier terms on f1, f2, f3 ({config.n_train}/{config.n_test} points), "
+        f"{config.steps} Adam steps x {config.restarts} restarts, up to {config.max_doublings} doublings",
+        parameters=int(num_parameters(n)),
+        memory_bytes=8.0 * config.restarts * config.n_train * n * 4,
+        flops=per_fit * fits * len(config.seeds),
+        step=step,
+        devices=("cpu",),  # JAX on its CPU backend (the lock installs no CUDA jaxlib)
+        step_memory_bytes=8.0 * config.restarts * config.n_train * n * 4,
+        step_cpu_seconds=per_fit / 1e9,
+    )
+
+
+EXPERIMENT = Experiment(name="qnn-uap", configs=CONFIGS, claims=CLAIMS, measure=measure, build=build)
 
 
 def run(config: Config | str = "quick", out_dir: Path | None = None):

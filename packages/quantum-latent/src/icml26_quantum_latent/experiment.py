@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 from icml26_shared import Claim, Experiment, cached, derive, get_logger, new_figure, save_figure
 from icml26_shared import Config as BaseConfig
+from icml26_shared.records import DryRun
 
 from .latents import LATENT_KINDS, latent_table
 from .method import haar_unitary, sample_from_table
@@ -221,7 +222,52 @@ def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
     return values
 
 
-EXPERIMENT = Experiment(name="quantum-latent", configs=CONFIGS, claims=CLAIMS, measure=measure)
+DRY_RUN_BATCH = 512  # boson-target samples of the dry run's one data batch
+
+
+def build(config: Config) -> DryRun:
+    """The dry run: the step builds the paper-size latent tables (every n-photon pattern of m modes, exact
+    permanents) and one batch of the boson target for one Haar interferometer, and draws the QM9 subset
+    (checking that QM9 has that many molecules). The generators are small MLPs; their training is estimated
+    as 6 flops per weight and example over seeds x 3 latent kinds, MolGAN's critic steps included."""
+    from itertools import pairwise
+    from math import comb
+
+    from .data import boson_target, qm9_subset
+
+    patterns = comb(config.m + config.n - 1, config.n)
+    widths = (config.m, *config.hidden, config.m)
+    parameters = sum(a * b + b for a, b in pairwise(widths))
+    qm9_patterns = comb(config.m_qm9 + config.n_qm9 - 1, config.n_qm9)
+    molgan = (config.m_qm9, *config.qm9_generator_hidden, 9 * 5 + 9 * 9 * 5)  # 9 atoms x 5 types, 9 x 9 x 5 bonds
+    molgan_parameters = sum(a * b + b for a, b in pairwise(molgan))
+    synthetic = 6.0 * parameters * config.batch * config.steps
+    qm9 = 6.0 * molgan_parameters * config.qm9_batch * config.qm9_steps * (1 + config.qm9_n_critic)
+    tables = (patterns + qm9_patterns) * 2 * config.n**2 * 2**config.n  # Glynn permanents, two latent kinds
+
+    def step(device: str) -> None:
+        U = haar_unitary(config.m, np.random.default_rng(0))
+        s = np.array([1] * config.n + [0] * (config.m - config.n))
+        _latent_inputs(U, s)
+        boson_target(U, s, DRY_RUN_BATCH, np.random.default_rng(1))
+        qm9_subset(config.qm9_molecules, np.random.default_rng(2))
+
+    return DryRun(
+        summary=f"synthetic: m={config.m} modes, n={config.n} photons ({patterns} patterns), MLP {widths}, "
+        f"{config.steps} steps; QM9: {config.qm9_molecules} molecules, m={config.m_qm9}, n={config.n_qm9} "
+        f"({qm9_patterns} patterns), MolGAN {config.qm9_steps} steps",
+        parameters=parameters + molgan_parameters,
+        memory_bytes=8.0 * (patterns + qm9_patterns) * (config.m + config.m_qm9) * 3 * len(config.seeds)
+        + 4.0 * config.qm9_molecules * (9 * 5 + 9 * 9 * 5),
+        flops=(3 * synthetic + 3 * qm9 + tables) * len(config.seeds),
+        step=step,
+        step_memory_bytes=8.0 * patterns * config.m * 3 + 200.0 * config.qm9_molecules,
+        step_cpu_seconds=(patterns * 2 * config.n**2 * 2**config.n) / 1e8,  # python-level permanents
+        devices=("cpu",),  # numpy tables; JAX on its CPU backend
+    )
+
+
+EXPERIMENT = Experiment(name="quantum-latent", configs=CONFIGS, claims=CLAIMS, measure=measure, build=build)
 
 
 def run(config: Config | str = "quick", out_dir: Path | None = None):

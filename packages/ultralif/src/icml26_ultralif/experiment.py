@@ -29,6 +29,7 @@ from icml26_shared import (
 from icml26_shared import (
     Config as BaseConfig,
 )
+from icml26_shared.records import DryRun, fashion_mnist_missing, manifest_missing
 
 ULTRA_NEURONS = ("UltraLIF", "UltraPLIF", "UltraDLIF", "UltraDPLIF")  # = networks.ULTRA, without importing torch
 BASELINE_NEURONS = ("LIF", "PLIF", "DSpike", "SigmaLIF")
@@ -269,7 +270,56 @@ def _figure(out: dict[str, list[float]], config: Config, out_dir: Path) -> None:
     save_figure(fig, out_dir / "accuracy_t1.png")
 
 
-EXPERIMENT = Experiment(name="ultralif", configs=CONFIGS, claims=CLAIMS, measure=measure)
+def _fsdd_missing(config: Config):
+    """The FSDD recordings a run would download: none once ``data.load_fsdd`` has cached the features of this
+    (T, bands, per_speaker) (the key of ``load_fsdd``)."""
+    from icml26_shared import cache_dir, fingerprint
+    from icml26_shared.datasets import manifest
+
+    from .data import HOP, N_FFT, fsdd_files
+
+    rows = fsdd_files(config.fsdd_per_speaker)
+    key = fingerprint(
+        {"files": [manifest()[p][0] for p in rows], "T": config.T, "bands": config.fsdd_bands, "fft": [N_FFT, HOP]}
+    )
+    if (cache_dir() / "cached" / f"ultralif/fsdd-{key}.safetensors").is_file():
+        return ()
+    return manifest_missing("fsdd/")
+
+
+def build(config: Config) -> DryRun:
+    """The dry run: the deep UltraLIF network on the widest input (Fashion-MNIST, 784); the step is one Adam
+    step of ``training.train`` (CPU) with the sparsity loss on a stand-in batch. Missing: Fashion-MNIST and FSDD.
+    Estimates: 6 flops per weight, example and time step for training; ~80 networks per seed."""
+    from .networks import SNN
+    from .training import train
+
+    model = SNN("UltraLIF", 784, 10, config.hidden, config.deep_layers, config.T, "rate")
+    parameters = sum(p.numel() for p in model.parameters())
+    neurons = len(config.ultra) + len(config.baselines)
+    examples = 898 * config.digits_epochs + config.fashion_train * config.fashion_epochs + 2400 * config.fsdd_epochs
+    flops = 6.0 * parameters * config.T * (neurons * examples + 3 * config.fashion_train * config.fashion_epochs)
+
+    def step(device: str) -> None:
+        x = np.random.default_rng(0).random((config.batch_size, 784), dtype=np.float32)
+        y = np.zeros(config.batch_size, dtype=np.int64)
+        train(model, x, y, 1, 0, config.lam, config.lr, config.batch_size)
+
+    return DryRun(
+        summary=f"{neurons} neurons x 1-layer SNNs (hidden {config.hidden}, T={config.T}) on digits, Fashion-MNIST "
+        f"({config.fashion_train} train) and FSDD ({config.fsdd_bands} bands); {config.deep_layers}-layer nets on FSDD",
+        parameters=parameters,
+        memory_bytes=4.0 * 784 * (config.fashion_train + config.fashion_test) + 16.0 * parameters,
+        flops=flops * len(config.seeds),
+        step=step,
+        step_memory_bytes=16.0 * parameters + 4.0 * config.batch_size * 784 * config.T * 4,
+        step_cpu_seconds=6.0 * parameters * config.batch_size * config.T / 1e9,
+        missing=fashion_mnist_missing() + _fsdd_missing(config),
+        devices=("cpu",),  # training.train keeps its tensors on the CPU
+    )
+
+
+EXPERIMENT = Experiment(name="ultralif", configs=CONFIGS, claims=CLAIMS, measure=measure, build=build)
 
 
 def run(config: Config | str = "quick", out_dir: Path | None = None):
