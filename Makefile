@@ -25,7 +25,7 @@ RELEASE_PACKAGE ?= sinkhorn-te
 REPO_URL ?= $(shell python3 -c 'import tomllib; print(tomllib.load(open("pyproject.toml", "rb"))["tool"]["icml26"]["repository"])')
 CI_STAGES := lock lint check deps wheels release-check docs test
 
-.PHONY: help uv setup test test-slow reproduce refresh report lint check deps lock wheels release-check docs ci \
+.PHONY: help uv setup test test-slow reproduce refresh report lint check deps lock wheels release-check docs ci device-check \
 	$(addprefix ci-,$(CI_STAGES)) $(PACKAGES) $(addprefix test-,$(PACKAGES))
 
 help:  ## this list
@@ -48,6 +48,11 @@ test-slow: setup  ## the slow tests (@pytest.mark.slow), not run in CI
 
 $(addprefix test-,$(PACKAGES)): test-%: uv
 	python3 tools/ci.py $*
+
+# LIMIT: seconds for the whole device check (OUT defaults to device-check/).
+LIMIT ?= 3600
+device-check: setup  ## on a CUDA machine: every paper's `paper` dry run on cuda, then every medium config (OUT, LIMIT)
+	tools/device_check.sh --device cuda $(or $(strip $(OUT)),device-check) $(LIMIT)
 
 # One paper needs only its own dependencies: the environment tools/ci.py tests it in (no `make setup`).
 $(PACKAGES): %: uv

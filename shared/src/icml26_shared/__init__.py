@@ -23,7 +23,18 @@ from .figures import new_figure, save_figure
 from .llm import gemma3_gguf_path, load_gemma3, load_smollm2, smollm2_gguf_path
 from .log import configure_logging, get_logger
 from .progress import progress
-from .records import SCHEMA_VERSION, Claim, Config, Experiment, Record, summarise
+from .records import (
+    SCHEMA_VERSION,
+    Claim,
+    Config,
+    DryRun,
+    Experiment,
+    Missing,
+    Record,
+    fashion_mnist_missing,
+    manifest_missing,
+    summarise,
+)
 from .seeding import DEVICES, Seeded, derive, resolve_device, run_seeds, seed_everything
 from .validation import (
     check_array,
@@ -51,8 +62,10 @@ __all__ = [
     "ChecksumError",
     "Claim",
     "Config",
+    "DryRun",
     "Experiment",
     "LocalChatModel",
+    "Missing",
     "Planetoid",
     "Record",
     "Seeded",
@@ -71,6 +84,7 @@ __all__ = [
     "configure_logging",
     "derive",
     "fail",
+    "fashion_mnist_missing",
     "fetch",
     "fetch_file",
     "fingerprint",
@@ -81,6 +95,7 @@ __all__ = [
     "load_gemma3",
     "load_planetoid",
     "load_smollm2",
+    "manifest_missing",
     "new_figure",
     "progress",
     "resolve_device",
