@@ -36,6 +36,7 @@ from .data import DATASETS, SHOTS
 from .settings import METHODS, ATRSettings
 
 CURVE_METHODS = ("ce", "atr")  # evaluated along fine-tuning: the early-stage claims and the figure
+DTYPES = ("float32", "float64")
 
 
 @dataclass(frozen=True)
@@ -64,12 +65,16 @@ class Config(BaseConfig):
     la_tau: float = 1.0
     atr: ATRSettings = field(default_factory=ATRSettings)
     device: str = "cpu"  # "cuda", or "auto" = cuda when available
+    # float64 on CPU: a float32 run's last-bit differences between CPUs and kernel paths grow through training
+    # until they move test predictions (README, "Across machines"); float32 at paper scale on a GPU
+    dtype: str = "float64"
     workers: int = 1  # processes running seeds in parallel (one torch thread each)
 
     def __post_init__(self) -> None:
         super().__post_init__()
         check_choice("dataset", self.dataset, DATASETS)
         check_choice("device", self.device, DEVICES)
+        check_choice("dtype", self.dtype, DTYPES)
         if check_number("imbalance_ratio", self.imbalance_ratio) < 1:
             raise fail("imbalance_ratio", self.imbalance_ratio, "a ratio n_max / n_min >= 1")
         for name in ("n_max", "test_per_class", "few_shot", "patch_size", "d_model", "heads", "vision_layers"):
@@ -136,6 +141,7 @@ CONFIGS = {
         lr=2e-4,
         eval_every=5,
         device="auto",
+        dtype="float32",
         workers=1,
     ),
 }
@@ -198,6 +204,9 @@ CLAIMS = [
 
 
 def make_model(config: Config, vocab_size: int):
+    """The config's TinyVLM, its parameters drawn and kept in ``config.dtype``."""
+    import torch
+
     from .model import TinyVLM
 
     return TinyVLM(
@@ -208,6 +217,7 @@ def make_model(config: Config, vocab_size: int):
         heads=config.heads,
         vision_layers=config.vision_layers,
         lm_layers=config.lm_layers,
+        dtype=getattr(torch, config.dtype),
     )
 
 
@@ -225,16 +235,23 @@ def pretrained_backbone(config: Config) -> dict:
         "pretrain": [config.n_pretrain, config.pretrain_steps, config.pretrain_batch, config.pretrain_lr],
         "seed": config.pretrain_seed,
         "vocab": vocab.words,
-        "version": 2,  # 2: position embeddings N(0, 1)
+        "dtype": config.dtype,
+        "version": 3,  # 2: position embeddings N(0, 1); 3: dtype, trained on one torch thread
     }
 
     def build() -> dict:
-        torch.manual_seed(derive(config.pretrain_seed, "init"))
-        model = make_model(config, len(vocab)).to(resolve_device(config.device))
-        images = pretraining_images(config.dataset, config.n_pretrain, config.pretrain_seed)
-        pretrain(
-            model, images, vocab, config.pretrain_steps, config.pretrain_batch, config.pretrain_lr, config.pretrain_seed
-        )
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)  # as the seeds' workers: a fixed thread count, whatever the machine has
+        try:
+            torch.manual_seed(derive(config.pretrain_seed, "init"))
+            model = make_model(config, len(vocab)).to(resolve_device(config.device))
+            images = pretraining_images(config.dataset, config.n_pretrain, config.pretrain_seed)
+            pretrain(
+                model, images, vocab, config.pretrain_steps, config.pretrain_batch, config.pretrain_lr,
+                config.pretrain_seed,
+            )  # fmt: skip
+        finally:
+            torch.set_num_threads(threads)
         return model.state_dict()
 
     return cached(f"atr/backbone-{fingerprint(key)}", build)
