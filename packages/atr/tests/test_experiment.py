@@ -1,11 +1,12 @@
 """The smoke run end to end, the results.json schema, and the experiment's bad inputs."""
 
 import json
+from dataclasses import replace
 
 import pytest
 import torch
 from icml26_atr import training
-from icml26_atr.experiment import CLAIMS, CONFIGS, EXPERIMENT, Config, make_model, pretrained_backbone
+from icml26_atr.experiment import CLAIMS, CONFIGS, EXPERIMENT, Config, make_model, measure_seed, pretrained_backbone
 
 
 def test_smoke_run_writes_results(tmp_path):
@@ -24,7 +25,8 @@ def test_smoke_run_writes_results(tmp_path):
 
 
 def test_configs():
-    assert set(CONFIGS) == {"smoke", "quick", "paper"}
+    assert set(CONFIGS) == {"smoke", "quick", "medium", "paper"}
+    assert CONFIGS["medium"].backbone_per_seed and len(CONFIGS["medium"].seeds) == 16
     quick = CONFIGS["quick"]
     assert len(quick.seeds) >= 3 and quick.dataset == "fashion" and quick.imbalance_ratio == 100.0
     assert quick.early_epoch == 3 and CONFIGS["smoke"].early_epoch == 1
@@ -51,6 +53,7 @@ def test_rejects_unknown_config_and_bad_seeds():
         ({"atr": {"quantile": 0.3}}, "atr"),
         ({"workers": 0}, "workers"),
         ({"dtype": "float16"}, "dtype"),
+        ({"backbone_per_seed": 1}, "backbone_per_seed"),
     ],
 )
 def test_config_rejects_bad_values(kwargs, name):
@@ -82,3 +85,17 @@ def test_backbone_is_pretrained_on_one_thread_whatever_the_caller_uses(tmp_path,
     finally:
         torch.set_num_threads(1)
     assert {v.dtype for v in state.values()} == {torch.float64}
+
+
+def test_backbone_per_seed_pretrains_with_the_seed(tmp_path, monkeypatch):
+    monkeypatch.setenv("ICML26_CACHE", str(tmp_path))
+    seeds = []
+
+    def spy(model, images, vocab, steps, batch_size, lr, seed):
+        seeds.append(seed)
+        return pretrain(model, images, vocab, steps, batch_size, lr, seed)
+
+    pretrain = training.pretrain
+    monkeypatch.setattr(training, "pretrain", spy)
+    measure_seed(replace(CONFIGS["smoke"], backbone_per_seed=True), 3)
+    assert seeds == [3]
