@@ -26,7 +26,7 @@ def test_smoke_run_writes_results(tmp_path):
 
 def test_configs():
     assert set(CONFIGS) == {"smoke", "quick", "medium", "paper"}
-    assert CONFIGS["medium"].backbone_per_seed and len(CONFIGS["medium"].seeds) == 16
+    assert CONFIGS["medium"].backbone_per_seed and len(CONFIGS["medium"].seeds) == 24
     quick = CONFIGS["quick"]
     assert len(quick.seeds) >= 3 and quick.dataset == "fashion" and quick.imbalance_ratio == 100.0
     assert quick.early_epoch == 3 and CONFIGS["smoke"].early_epoch == 1
