@@ -38,9 +38,9 @@ def test_logit_adjustment_is_cross_entropy_of_shifted_logits():
     prior = answer_log_prior(counts, [1, 2, 4], vocab_size=6, length=3, position=1)
     assert torch.all(prior[0] == 0) and torch.all(prior[2] == 0)
     pi = counts / counts.sum()
-    assert torch.allclose(prior[1, [1, 2, 4]], torch.tensor(np.log(pi), dtype=torch.float32))
-    assert torch.allclose(prior[1, [0, 3, 5]], torch.tensor(np.log(pi.min()), dtype=torch.float32).expand(3))
-    ref = F.cross_entropy((logits + 1.5 * prior).flatten(0, 1), targets.flatten(), ignore_index=IGNORE)
+    assert torch.allclose(prior[1, [1, 2, 4]], torch.tensor(np.log(pi)))
+    assert torch.allclose(prior[1, [0, 3, 5]], torch.tensor(np.log(pi.min())).expand(3))
+    ref = F.cross_entropy((logits + 1.5 * prior.float()).flatten(0, 1), targets.flatten(), ignore_index=IGNORE)
     assert torch.allclose(logit_adjusted_loss(logits, targets, prior, 1.5), ref, atol=1e-6)
 
 

@@ -1,9 +1,12 @@
 """The smoke run end to end, the results.json schema, and the experiment's bad inputs."""
 
 import json
+from dataclasses import replace
 
 import pytest
-from icml26_atr.experiment import CLAIMS, CONFIGS, EXPERIMENT, Config
+import torch
+from icml26_atr import training
+from icml26_atr.experiment import CLAIMS, CONFIGS, EXPERIMENT, Config, make_model, measure_seed, pretrained_backbone
 
 
 def test_smoke_run_writes_results(tmp_path):
@@ -22,7 +25,8 @@ def test_smoke_run_writes_results(tmp_path):
 
 
 def test_configs():
-    assert set(CONFIGS) == {"smoke", "quick", "paper"}
+    assert set(CONFIGS) == {"smoke", "quick", "medium", "paper"}
+    assert CONFIGS["medium"].backbone_per_seed and len(CONFIGS["medium"].seeds) == 24
     quick = CONFIGS["quick"]
     assert len(quick.seeds) >= 3 and quick.dataset == "fashion" and quick.imbalance_ratio == 100.0
     assert quick.early_epoch == 3 and CONFIGS["smoke"].early_epoch == 1
@@ -48,8 +52,50 @@ def test_rejects_unknown_config_and_bad_seeds():
         ({"device": "tpu"}, "device"),
         ({"atr": {"quantile": 0.3}}, "atr"),
         ({"workers": 0}, "workers"),
+        ({"dtype": "float16"}, "dtype"),
+        ({"backbone_per_seed": 1}, "backbone_per_seed"),
     ],
 )
 def test_config_rejects_bad_values(kwargs, name):
     with pytest.raises(ValueError, match=f"{name}="):
         Config(**kwargs)
+
+
+def test_quick_trains_in_float64_and_paper_in_float32():
+    assert CONFIGS["quick"].dtype == CONFIGS["smoke"].dtype == "float64" and CONFIGS["paper"].dtype == "float32"
+    assert {p.dtype for p in make_model(CONFIGS["smoke"], 30).parameters()} == {torch.float64}
+
+
+def test_backbone_is_pretrained_on_one_thread_whatever_the_caller_uses(tmp_path, monkeypatch):
+    """The cached backbone was pre-trained on the main process's threads (2 on the quick machines) while the
+    seeds ran on one: a result that depended on the machine's thread count (issue 27)."""
+    monkeypatch.setenv("ICML26_CACHE", str(tmp_path))
+    threads = []
+
+    def spy(*args, **kwargs):
+        threads.append(torch.get_num_threads())
+        return pretrain(*args, **kwargs)
+
+    pretrain = training.pretrain
+    monkeypatch.setattr(training, "pretrain", spy)
+    torch.set_num_threads(2)
+    try:
+        state = pretrained_backbone(CONFIGS["smoke"])
+        assert threads == [1] and torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(1)
+    assert {v.dtype for v in state.values()} == {torch.float64}
+
+
+def test_backbone_per_seed_pretrains_with_the_seed(tmp_path, monkeypatch):
+    monkeypatch.setenv("ICML26_CACHE", str(tmp_path))
+    seeds = []
+
+    def spy(model, images, vocab, steps, batch_size, lr, seed):
+        seeds.append(seed)
+        return pretrain(model, images, vocab, steps, batch_size, lr, seed)
+
+    pretrain = training.pretrain
+    monkeypatch.setattr(training, "pretrain", spy)
+    measure_seed(replace(CONFIGS["smoke"], backbone_per_seed=True), 3)
+    assert seeds == [3]

@@ -77,3 +77,23 @@ def test_rejects_bad_architecture(kwargs, name):
     args = {"image_size": 8, "patch_size": 2, "d_model": 16, "heads": 2} | kwargs
     with pytest.raises(ValueError, match=f"{name}="):
         TinyVLM(12, **args)
+
+
+def test_candidate_logits_match_one_sequence_per_candidate():
+    """The packed scoring (shared prefix computed once) gives the logits of each full sequence."""
+    torch.manual_seed(0)
+    model = TinyVLM(30, image_size=8, patch_size=2, d_model=16, heads=2, dtype=torch.float64).eval()
+    visual, prefix = model.visual_tokens(torch.rand(3, 1, 8, 8)), torch.randint(0, 30, (3, 4))
+    candidates = torch.randint(0, 30, (5, 2))
+    packed = model.candidate_logits(visual, prefix, candidates)
+    assert packed.shape == (3, 5, 3, 30)
+    for c in range(5):
+        full = model.language_model(visual, torch.cat([prefix, candidates[c].expand(3, -1)], 1))
+        assert torch.allclose(packed[:, c], full[:, 3:], atol=1e-10)
+    with pytest.raises(ValueError, match="prefix="):
+        model.candidate_logits(visual, torch.zeros(3, 15, dtype=torch.long), candidates)
+
+
+def test_rejects_a_dtype_other_than_float32_or_float64():
+    with pytest.raises(ValueError, match="dtype="):
+        TinyVLM(30, image_size=8, patch_size=2, d_model=16, heads=2, dtype=torch.float16)

@@ -16,6 +16,7 @@ from icml26_atr import (
     shot_bins,
 )
 from icml26_atr.data import FASHION_ANSWERS, IGNORE, QUESTION
+from icml26_atr.method import BoundedAdaptiveLoss, token_log_probs
 
 
 def test_answer_scores_match_a_loop_over_candidates():
@@ -110,3 +111,18 @@ def test_fine_tune_rejects_bad_settings(kwargs, name):
 def test_settings_reject_bad_values(kwargs, name):
     with pytest.raises(ValueError, match=f"{name}="):
         ATRSettings(**kwargs)
+
+
+def test_a_float64_model_trains_and_scores_in_float64():
+    """float32 pixels go into a float64 VLM, and neither the token loss, ATR's running threshold nor the answer
+    scores fall back to float32 (issue 27: float32 rounding differences between CPUs grew through training)."""
+    vocab = default_vocabulary()
+    torch.manual_seed(0)
+    model = TinyVLM(len(vocab), image_size=8, patch_size=2, d_model=16, heads=2).double()
+    images = torch.rand(3, 1, 8, 8)
+    text, targets = (torch.as_tensor(a) for a in encode_qa(vocab, QUESTION, FASHION_ANSWERS, np.arange(3)))
+    logits = model(images, text)
+    assert logits.dtype == torch.float64 and token_log_probs(logits, targets).dtype == torch.float64
+    loss_fn = BoundedAdaptiveLoss()
+    assert loss_fn(logits, targets).dtype == torch.float64 and loss_fn.tau.dtype == torch.float64
+    assert answer_log_likelihoods(model, images, vocab, FASHION_ANSWERS).dtype == torch.float64

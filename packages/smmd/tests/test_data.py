@@ -53,3 +53,16 @@ def test_bad_inputs_are_rejected():
         addition_task(NumberTokenizer(9), 9000, 2000, np.random.default_rng(0))
     with pytest.raises(ValueError, match="prompts="):
         PromptEncoder(10, 6)(torch.zeros(2, 5, dtype=torch.long))
+
+
+def test_float64_models_draw_and_keep_float64():
+    """float32 pixels into a float64 encoder give float64 logits; float16 is refused by name."""
+    tok = NumberTokenizer(99)
+    clock = TokenReader(ClockEncoder(dtype=torch.float64), AnswerHead(128, 4, tok.vocab_size, dtype=torch.float64))
+    adder = TokenReader(
+        PromptEncoder(tok.vocab_size, 6, dtype=torch.float64), AnswerHead(256, 4, tok.vocab_size, dtype=torch.float64)
+    )
+    assert {p.dtype for m in (clock, adder) for p in m.parameters()} == {torch.float64}
+    assert clock(torch.zeros(3, 1, 32, 32)).dtype == adder(torch.zeros(3, 6, dtype=torch.long)).dtype == torch.float64
+    with pytest.raises(ValueError, match="dtype="):
+        ClockEncoder(dtype=torch.float16)

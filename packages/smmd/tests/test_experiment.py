@@ -24,6 +24,7 @@ def test_smoke_run_writes_results(tmp_path):
 def test_configs_and_claims():
     assert set(CONFIGS) == {"smoke", "quick", "paper"}
     assert len(CONFIGS["quick"].seeds) >= 3
+    assert CONFIGS["quick"].dtype == CONFIGS["paper"].dtype == "float64"
     assert len({c.metric for c in CLAIMS}) == len(CLAIMS)
 
 
@@ -46,6 +47,7 @@ def test_rejects_unknown_config_and_bad_seeds():
         ({"lr": 0.0}, "lr"),
         ({"clock_noise": 2.0}, "clock_noise"),
         ({"workers": 0}, "workers"),
+        ({"dtype": "float16"}, "dtype"),
     ],
 )
 def test_config_rejects_bad_values(kwargs, name):

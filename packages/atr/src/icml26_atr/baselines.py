@@ -49,8 +49,8 @@ def answer_log_prior(
     np.add.at(prior, first_word_ids, counts / counts.sum())
     log_prior = np.full(vocab_size, np.log(prior[prior > 0].min()))
     log_prior[prior > 0] = np.log(prior[prior > 0])
-    out = torch.zeros(length, vocab_size)
-    out[position] = torch.as_tensor(log_prior, dtype=torch.float32)
+    out = torch.zeros(length, vocab_size, dtype=torch.float64)  # cast to the logits' dtype where it is used
+    out[position] = torch.as_tensor(log_prior)
     return out
 
 

@@ -51,11 +51,16 @@ def check_token_inputs(logits: torch.Tensor, targets: torch.Tensor) -> None:
         raise fail("targets", targets[bad][:3].tolist(), f"ids in [0, {logits.shape[-1] - 1}] or {IGNORE}")
 
 
+def at_least_float32(x: torch.Tensor) -> torch.Tensor:
+    """``x`` in float32 when it is in a lower precision (bfloat16/float16 on a GPU); float64 stays float64."""
+    return x.to(torch.promote_types(x.dtype, torch.float32))
+
+
 def token_log_probs(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     """log p_t of every scored token, flattened to (N,) in order (eq. 1: l_t = -log p_t)."""
     check_token_inputs(logits, targets)
     valid = targets != IGNORE
-    return F.log_softmax(logits[valid].float(), dim=-1).gather(-1, targets[valid][:, None])[:, 0]
+    return F.log_softmax(at_least_float32(logits[valid]), dim=-1).gather(-1, targets[valid][:, None])[:, 0]
 
 
 def bounded_token_loss(log_p: torch.Tensor, bound: str = "none", eps: float = 1e-3, q: float = 0.7):
@@ -122,7 +127,8 @@ class BoundedAdaptiveLoss(nn.Module):
         bounded_token_loss(torch.zeros(1), bound, eps, q)  # validates bound, eps, q
         self.quantile, self.momentum, self.gamma, self.w_max = quantile, momentum, gamma, w_max
         self.bound, self.eps, self.q = bound, eps, q
-        self.register_buffer("tau", torch.tensor(float("nan")))  # eq. (2), nan until the first batch
+        # eq. (2), nan until the first batch; a float64 scalar, so a float64 run keeps every bit of it
+        self.register_buffer("tau", torch.tensor(float("nan"), dtype=torch.float64))
 
     def forward(self, logits: torch.Tensor, targets: torch.Tensor, update: bool = True) -> torch.Tensor:
         log_p = token_log_probs(logits, targets)

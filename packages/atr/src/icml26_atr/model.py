@@ -28,9 +28,9 @@ def check_images(images: torch.Tensor, channels: int, image_size: int) -> None:
         raise fail("images", f"values in [{lo:.3g}, {hi:.3g}]", "finite pixel values in [0, 1]")
 
 
-def _blocks(d_model: int, heads: int, layers: int) -> nn.TransformerEncoder:
+def _blocks(d_model: int, heads: int, layers: int, dtype: torch.dtype) -> nn.TransformerEncoder:
     layer = nn.TransformerEncoderLayer(
-        d_model, heads, 2 * d_model, dropout=0.0, activation="gelu", batch_first=True, norm_first=True
+        d_model, heads, 2 * d_model, dropout=0.0, activation="gelu", batch_first=True, norm_first=True, dtype=dtype
     )
     return nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
 
@@ -45,6 +45,8 @@ class TinyVLM(nn.Module):
         vision_layers: bidirectional encoder blocks over the patches (the "ViT").
         lm_layers: causal decoder blocks over visual and text tokens (the "LLM").
         max_text: longest text input (question, ``<bos>`` and answer).
+        dtype: of the parameters, drawn in it: float32 draws of 16 or more normal values differ in their last
+            bits between torch's CPU kernel paths (AVX2/AVX512 vs default), float64 draws do not.
     """
 
     def __init__(
@@ -58,6 +60,7 @@ class TinyVLM(nn.Module):
         vision_layers: int = 1,
         lm_layers: int = 2,
         max_text: int = 16,
+        dtype: torch.dtype = torch.float32,
     ) -> None:
         super().__init__()
         check_int("vocab_size", vocab_size, 4)
@@ -71,25 +74,29 @@ class TinyVLM(nn.Module):
         check_int("vision_layers", vision_layers, 1)
         check_int("lm_layers", lm_layers, 1)
         check_int("max_text", max_text, 1)
+        if dtype not in (torch.float32, torch.float64):
+            raise fail("dtype", dtype, "torch.float32 or torch.float64")
+        f = {"dtype": dtype}
         self.image_size, self.patch_size, self.channels = image_size, patch_size, channels
         self.num_visual = (image_size // patch_size) ** 2
         self.max_text = max_text
-        self.patch_embed = nn.Linear(channels * patch_size**2, d_model)
-        self.vision_pos = nn.Parameter(torch.randn(self.num_visual, d_model))  # N(0, 1), as nn.Embedding
-        self.vision = _blocks(d_model, heads, vision_layers)
-        self.projector = nn.Sequential(nn.LayerNorm(d_model), nn.Linear(d_model, d_model))
-        self.mask_embedding = nn.Parameter(torch.zeros(d_model))  # [MASK] for masked visual tokens
-        self.token_embed = nn.Embedding(vocab_size, d_model)
-        self.lm_pos = nn.Parameter(torch.randn(self.num_visual + max_text, d_model))
-        self.lm = _blocks(d_model, heads, lm_layers)
-        self.norm = nn.LayerNorm(d_model)
-        self.head = nn.Linear(d_model, vocab_size)
+        self.patch_embed = nn.Linear(channels * patch_size**2, d_model, **f)
+        self.vision_pos = nn.Parameter(torch.randn(self.num_visual, d_model, **f))  # N(0, 1), as nn.Embedding
+        self.vision = _blocks(d_model, heads, vision_layers, dtype)
+        self.projector = nn.Sequential(nn.LayerNorm(d_model, **f), nn.Linear(d_model, d_model, **f))
+        self.mask_embedding = nn.Parameter(torch.zeros(d_model, **f))  # [MASK] for masked visual tokens
+        self.token_embed = nn.Embedding(vocab_size, d_model, **f)
+        self.lm_pos = nn.Parameter(torch.randn(self.num_visual + max_text, d_model, **f))
+        self.lm = _blocks(d_model, heads, lm_layers, dtype)
+        self.norm = nn.LayerNorm(d_model, **f)
+        self.head = nn.Linear(d_model, vocab_size, **f)
 
     def encode_images(self, images: torch.Tensor) -> torch.Tensor:
         """(b, c, H, W) in [0, 1] -> vision-encoder features (b, n, d) (frozen during fine-tuning, as in LLaVA)."""
         check_images(images, self.channels, self.image_size)
         p = self.patch_size
         patches = rearrange(images, "b c (h p1) (w p2) -> b (h w) (p1 p2 c)", p1=p, p2=p)
+        patches = patches.to(self.patch_embed.weight.dtype)  # float32 pixels into a float64 model
         return self.vision(self.patch_embed(patches) + self.vision_pos)
 
     def visual_tokens(self, images: torch.Tensor) -> torch.Tensor:
@@ -112,6 +119,29 @@ class TinyVLM(nn.Module):
         causal = nn.Transformer.generate_square_subsequent_mask(x.shape[1], device=x.device, dtype=x.dtype)
         x = self.lm(x, mask=causal, is_causal=True)
         return self.head(self.norm(x[:, visual.shape[1] :]))
+
+    def candidate_logits(self, visual: torch.Tensor, prefix: torch.Tensor, candidates: torch.Tensor) -> torch.Tensor:
+        """Logits (b, C, 1 + A, v) of every candidate continuation after one shared text prefix: at the prefix's
+        last position (shared) and at each of the candidate's A tokens, as ``language_model`` gives them for
+        ``[visual, prefix, candidate]``.
+
+        One packed sequence ``[visual, prefix, candidate_1, ..., candidate_C]`` per sample: each candidate
+        block attends to the prefix and causally to itself, at the positions it would have after the prefix,
+        so the shared prefix is computed once, not C times (visual (b, n, d), prefix (b, P), candidates (C, A)).
+        """
+        (b, n, _), (C, A) = visual.shape, candidates.shape
+        if prefix.ndim != 2 or prefix.shape[0] != b or prefix.shape[1] + A > self.max_text:
+            raise fail("prefix", tuple(prefix.shape), f"token ids (B={b}, P) with P + {A} <= {self.max_text}")
+        L = n + prefix.shape[1]
+        blocks = self.token_embed(candidates).flatten(0, 1).expand(b, -1, -1)
+        x = torch.cat([visual, self.token_embed(prefix), blocks], dim=1)
+        position = torch.cat([torch.arange(L), L + torch.arange(A).repeat(C)]).to(x.device)
+        allowed = torch.ones(L + C * A, L + C * A, dtype=torch.bool, device=x.device).tril()
+        allowed[L:, L:] = torch.block_diag(*[allowed[:A, :A]] * C)  # a candidate never sees another one
+        mask = torch.zeros(allowed.shape, dtype=x.dtype, device=x.device).masked_fill(~allowed, float("-inf"))
+        h = self.head(self.norm(self.lm(x + self.lm_pos[position], mask=mask)))
+        last = h[:, L - 1, None, None].expand(b, C, 1, h.shape[-1])
+        return torch.cat([last, h[:, L:].view(b, C, A, -1)], dim=2)
 
     @torch.no_grad()
     def init_new_tokens(self, new_ids: list[int], source_ids: list[int]) -> None:

@@ -19,7 +19,7 @@ from icml26_shared import check_choice, check_int, check_positive, derive
 
 from .baselines import answer_log_prior, focal_loss, logit_adjusted_loss, token_cross_entropy
 from .data import IGNORE, QUESTION, ROTATION_ANSWERS, ROTATION_QUESTION, SHOTS, LongTailedTask, Vocabulary, encode_qa
-from .method import two_view_loss
+from .method import at_least_float32, two_view_loss
 from .model import TinyVLM
 from .settings import METHODS, ATRSettings
 
@@ -113,20 +113,25 @@ def answer_log_likelihoods(
     ``features`` (B, n, d): the images' vision-encoder features when already computed (frozen encoder).
     """
     model.eval()
-    C = len(answers)
     device = images.device
-    text, targets = (torch.as_tensor(a, device=device) for a in encode_qa(vocab, question, answers, np.arange(C)))
+    text, targets = (
+        torch.as_tensor(a, device=device) for a in encode_qa(vocab, question, answers, np.arange(len(answers)))
+    )
+    start = len(question)  # text[:, : start + 1] is the question and <bos>, the same for every answer
+    prefix, candidates = text[0, : start + 1], text[:, start + 1 :]  # (P,), (C, A)
+    targets = targets[:, start:]  # (C, 1 + A): the scored tokens, predicted from <bos> on
     scored = targets != IGNORE
     out = []
-    for start in range(0, images.shape[0], chunk):
+    for first in range(0, images.shape[0], chunk):
         if features is None:
-            visual = model.visual_tokens(images[start : start + chunk])
+            visual = model.visual_tokens(images[first : first + chunk])
         else:
-            visual = model.projector(features[start : start + chunk])
+            visual = model.projector(features[first : first + chunk])
         b = visual.shape[0]
-        logits = model.language_model(visual.repeat_interleave(C, 0), text.repeat(b, 1))  # (b*C, T, V)
-        log_p = torch.log_softmax(logits.float(), -1).gather(-1, targets.clamp_min(0).repeat(b, 1)[..., None])[..., 0]
-        out.append((log_p * scored.repeat(b, 1)).sum(-1).view(b, C))
+        logits = model.candidate_logits(visual, prefix.expand(b, -1), candidates)  # (b, C, 1 + A, V)
+        index = targets.clamp_min(0)[None, ..., None].expand(b, -1, -1, 1)
+        log_p = torch.log_softmax(at_least_float32(logits), -1).gather(-1, index)[..., 0]
+        out.append((log_p * scored).sum(-1))
     return torch.cat(out)
 
 

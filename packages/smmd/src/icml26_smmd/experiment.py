@@ -20,6 +20,7 @@ import numpy as np
 from icml26_shared import (
     Claim,
     Experiment,
+    check_choice,
     check_int,
     check_positive,
     derive,
@@ -33,6 +34,7 @@ from icml26_shared import Config as BaseConfig
 
 OBJECTIVES = ("CE", "NTL-WAS", "SMMD", "MMD", "smooth", "shuffled")
 TASKS = ("clock", "addition")
+DTYPES = ("float32", "float64")
 
 
 @dataclass(frozen=True)
@@ -49,12 +51,16 @@ class Config(BaseConfig):
     lr: float = 2e-3
     batch_size: int = 64
     workers: int = 1  # processes running seeds in parallel (one torch thread each)
+    # float64: in float32 the last-bit differences between CPUs and torch's kernel paths grow through training
+    # until they move test predictions (README, "Across machines"); on these tiny models it costs no more time
+    dtype: str = "float64"
 
     def __post_init__(self) -> None:
         super().__post_init__()
         for name in ("clock_train", "clock_test", "clock_epochs", "addition_epochs", "batch_size", "workers"):
             check_int(name, getattr(self, name), 1)
         check_int("addition_train", self.addition_train, 1, 9999)
+        check_choice("dtype", self.dtype, DTYPES)
         check_int("addition_test", self.addition_test, 1, 10_000 - self.addition_train)
         for name in ("lam", "ntl_lam", "lr"):
             check_positive(name, getattr(self, name))
@@ -170,6 +176,7 @@ def _run_task(task: str, config: Config, seed: int) -> dict[str, float]:
     from .training import exact_accuracy, predict, train
 
     rng = np.random.default_rng(derive(seed, task, "data"))
+    dtype = getattr(torch, config.dtype)
     if task == "clock":
         tokenizer = NumberTokenizer(max_number_token=99)  # multi-digit: integers 0..99 are single tokens
         train_set = clock_task(config.clock_train, tokenizer, rng, noise=config.clock_noise)
@@ -177,14 +184,17 @@ def _run_task(task: str, config: Config, seed: int) -> dict[str, float]:
         positions, epochs, place = [0, 2], config.clock_epochs, np.array([0, 1])  # MAE of the minute
 
         def build():
-            return TokenReader(ClockEncoder(), AnswerHead(128, 4, tokenizer.vocab_size))
+            return TokenReader(ClockEncoder(dtype=dtype), AnswerHead(128, 4, tokenizer.vocab_size, dtype=dtype))
     else:
         tokenizer = NumberTokenizer(max_number_token=9)  # digit-level: V_num = 0..9
         train_set, test_set = addition_task(tokenizer, config.addition_train, config.addition_test, rng)
         positions, epochs, place = [0, 1, 2], config.addition_epochs, np.array([100, 10, 1])
 
         def build():
-            return TokenReader(PromptEncoder(tokenizer.vocab_size, 6), AnswerHead(256, 4, tokenizer.vocab_size))
+            return TokenReader(
+                PromptEncoder(tokenizer.vocab_size, 6, dtype=dtype),
+                AnswerHead(256, 4, tokenizer.vocab_size, dtype=dtype),
+            )
 
     vocab = NumericVocab.from_tokenizer(tokenizer, max_value=999)
     truth = (test_set.values[:, -1] if task == "clock" else test_set.values[:, 0]).astype(float)
