@@ -108,7 +108,12 @@ def test_ctrl_c_during_verify_stops_the_paper_process_and_removes_the_scratch_fo
     started = tmp_path / "started.pid"
     env = {**os.environ, "FAKE_PAPER_SLOW": "alpha", "FAKE_PAPER_STARTED": str(started), "TMPDIR": str(tmp)}
     cmd = [sys.executable, "-m", "icml26_shared", "verify", "alpha", "--config", "smoke"]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # A shell without job control starts background jobs (CI runners among them) with SIGINT ignored, and a child
+    # keeps that: give the command the default disposition a terminal's Ctrl-C meets.
+    default_sigint = lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)  # noqa: E731
+    proc = subprocess.Popen(
+        cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint
+    )
     try:
         child = int(_wait_for(started))
         proc.send_signal(signal.SIGINT)
