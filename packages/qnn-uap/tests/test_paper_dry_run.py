@@ -1,9 +1,8 @@
 """The paper config can start: it builds, and its one step runs on CPU (or is skipped with the reason)."""
 
 from icml26_qnn_uap.experiment import EXPERIMENT
+from icml26_shared.testing import check_paper_dry_run
 
 
 def test_paper_dry_run():
-    report = EXPERIMENT.dry_run("paper", "cpu")
-    assert report.ok, "\n".join(report.lines())
-    assert report.step.startswith(("ran on cpu", "skipped: ")), report.step
+    check_paper_dry_run(EXPERIMENT)

@@ -225,3 +225,15 @@ class FakeChatServer:
         self.release.set()
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+def check_paper_dry_run(experiment: Any, *, data_may_be_missing: bool = False) -> Any:
+    """Assert that ``experiment``'s paper config can start: it builds and its one step runs on the CPU (or is
+    skipped with the reason). Data this machine lacks fails the check unless ``data_may_be_missing``, and is then
+    named with its source and download size. Returns the ``DryRunReport`` for further checks."""
+    report = experiment.dry_run("paper", "cpu")
+    text = "\n".join(report.lines())
+    assert (not report.error) if data_may_be_missing else report.ok, text
+    assert report.step.startswith(("ran on cpu", "skipped: ")), report.step
+    assert all(m.source and m.size_bytes > 0 for m in report.missing), text
+    return report
