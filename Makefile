@@ -19,6 +19,8 @@ DOCS_ENV := .venvs/docs
 RELEASE_ENV := .venvs/release
 # make reproduce OUT=results: run into results/ (and regenerate the report) instead of a scratch folder.
 OUT ?=
+# make reproduce CONFIG=medium: the scale ladder's medium runs (the papers that have one) instead of quick.
+CONFIG ?= quick
 # The package whose release dry run make ci exercises (every step but the upload).
 RELEASE_PACKAGE ?= sinkhorn-te
 # The repository's address: [tool.icml26] in pyproject.toml, the one place that defines it (release links, docs).
@@ -59,19 +61,19 @@ $(PACKAGES): %: uv
 	UV_PROJECT_ENVIRONMENT=.venvs/$* $(UV) sync --locked --package icml26-$* --quiet
 	.venvs/$*/bin/icml26 verify $* --config quick $(if $(strip $(OUT)),--out $(OUT))
 
-reproduce: setup  ## run every paper's quick config and verify it against results/ claim by claim (OUT=results: write there)
+reproduce: setup  ## run every paper's quick config (CONFIG=medium: medium) and verify it against results/ claim by claim (OUT=results: write there)
 ifeq ($(strip $(OUT)),)
-	$(ICML26) verify --all --config quick --jobs 2
+	$(ICML26) verify --all --config $(CONFIG) --jobs 2
 else
 	@# the committed snapshot is the reference: copy it first, since the run may write over it
 	rm -rf .venvs/reference && mkdir -p .venvs && cp -r results .venvs/reference
-	@status=0; $(ICML26) verify --all --config quick --jobs 2 --out $(OUT) --reference .venvs/reference || status=$$?; \
+	@status=0; $(ICML26) verify --all --config $(CONFIG) --jobs 2 --out $(OUT) --reference .venvs/reference || status=$$?; \
 	rm -rf .venvs/reference; \
 	$(ICML26) report --out $(OUT) $(if $(filter results,$(OUT)),--readme README.md); exit $$status
 endif
 
-refresh: setup  ## rerun only the papers whose results/ are out of date (icml26 reproduce), then the report
-	$(ICML26) reproduce --all --config quick --out results --jobs 2
+refresh: setup  ## rerun only the papers whose results/ are out of date (icml26 reproduce; CONFIG=medium too), then the report
+	$(ICML26) reproduce --all --config $(CONFIG) --out results --jobs 2
 	$(MAKE) --no-print-directory report
 
 report: setup  ## results/REPORT.md and the README catalogue's status column

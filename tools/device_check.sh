@@ -8,7 +8,8 @@ usage() {
 Usage: tools/device_check.sh [--device cuda|cpu] [--no-medium] OUT_DIR TIME_LIMIT_S [SLUG ...]
 
   OUT_DIR        folder for the logs (OUT_DIR/<slug>/paper-dry-run.log, medium.log), the medium results
-                 (OUT_DIR/medium/<slug>/results.json), platform.txt and summary.tsv; created if absent
+                 (OUT_DIR/results/<slug>/medium/results.json, laid out as the repository's results/),
+                 platform.txt and summary.tsv; created if absent
   TIME_LIMIT_S   wall-clock seconds for everything: each command gets what is left, and what does not
                  start in time is listed as "not run: time limit"
   SLUG ...       the packages (default: every packages/*), in that order
@@ -110,7 +111,7 @@ done
 if [[ $medium == 1 ]]; then
   for slug in "${slugs[@]}"; do
     if grep -qsE '^\s*"medium"\s*:' "$root/packages/$slug"/src/*/experiment.py; then  # a CONFIGS key
-      step "$slug" medium "$out/$slug/medium.log" --config medium --out "$out/medium"
+      step "$slug" medium "$out/$slug/medium.log" --config medium --out "$out/results"
     fi
   done
 fi

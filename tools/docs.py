@@ -157,9 +157,11 @@ def cell(text: object) -> str:
     return str(text).replace("|", "\\|")
 
 
-def claim_table(slug: str, root: Path) -> str:
-    """The committed quick run's claims as a Markdown table, or a line saying why there is none."""
-    path = root / "results" / slug / "results.json"
+def claim_table(slug: str, root: Path, config: str = "quick") -> str:
+    """A committed run's claims as a Markdown table (quick: ``results/<slug>/results.json``; medium:
+    ``results/<slug>/medium/results.json``), or a line saying why there is none."""
+    rel = f"results/{slug}/results.json" if config == "quick" else f"results/{slug}/{config}/results.json"
+    path = root / rel
     if not path.is_file():
         return f"No committed results: run `make {slug}` and commit `results/{slug}/`.\n"
     try:
@@ -172,7 +174,7 @@ def claim_table(slug: str, root: Path) -> str:
             rule = f"`{cell(c['rule'])}`"
             rows.append(f"| `{cell(c['id'])}` | {cell(c['statement'])} | {measured} | {rule} | **{c['verdict']}** |")
     except (ValueError, KeyError, TypeError) as err:
-        return f"`results/{slug}/results.json` is unreadable ({type(err).__name__}: {err}).\n"
+        return f"`{rel}` is unreadable ({type(err).__name__}: {err}).\n"
     holding = sum(c["verdict"] == "holds" for c in claims)
     head = (
         f"{holding}/{len(claims)} claims hold in the committed `{record.get('config_name', '?')}` run "
@@ -189,6 +191,11 @@ def paper_page(slug: str, root: Path, repo_url: str, branch: str) -> str:
     figures = sorted(p.name for p in (root / "results" / slug).glob("*") if p.suffix in FIGURES)
     shown = "".join(f"![{n}](../results/{slug}/{n})\n\n" for n in figures if f"results/{slug}/{n})" not in text)
     results = f"\n## Committed results\n\n{claim_table(slug, root)}\n{shown}"
+    if (root / "results" / slug / "medium" / "results.json").is_file():
+        results += (
+            f"\n### Medium (the scale ladder)\n\n{claim_table(slug, root, 'medium')}\n"
+            f"Quick and medium side by side, with the metric's movement: [report](../results/REPORT.md#{slug}).\n"
+        )
     return text.rstrip() + "\n" + results
 
 

@@ -35,7 +35,7 @@ def measure(config, out_dir):
 CONFIGS = {{
     "smoke": Config(seeds=(0, 1)),
     "quick": Config(seeds=(0, 1, 2)),
-    "paper": Config(seeds=(0, 1, 2, 3), shift=-5),
+    "paper": Config(seeds=(0, 1, 2, 3), shift=-5),{medium}
 }}
 CLAIMS = [Claim("positive", "The score is positive.", "1.0 (Fig. 1)", "score", ">", 0.0)]
 EXPERIMENT = Experiment(name="{slug}", configs=CONFIGS, claims=CLAIMS, measure=measure, distribution="fake-{slug}")
@@ -44,7 +44,8 @@ EXPERIMENT = Experiment(name="{slug}", configs=CONFIGS, claims=CLAIMS, measure=m
 
 def install_fake(site, slug):
     mod = "fake_" + slug.replace("-", "_")
-    (site / f"{mod}.py").write_text(MODULE.format(slug=slug))
+    medium = '\n    "medium": Config(seeds=(0, 1, 2, 3, 4), shift=1.0),' if slug == "alpha" else ""  # beta has none
+    (site / f"{mod}.py").write_text(MODULE.format(slug=slug, medium=medium))
     info = site / f"fake_{slug.replace('-', '_')}-0.3.0.dist-info"
     info.mkdir()
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: fake-{slug}\nVersion: 0.3.0\nSummary: Fake {slug}\n")
@@ -53,7 +54,8 @@ def install_fake(site, slug):
 
 @pytest.fixture
 def fake_papers(tmp_path, monkeypatch):
-    """Install fake papers 'alpha' and 'beta' on sys.path and PYTHONPATH; chdir to tmp_path."""
+    """Install fake papers 'alpha' (with a medium config) and 'beta' (without) on sys.path and PYTHONPATH;
+    chdir to tmp_path."""
     site = tmp_path / "site"
     site.mkdir()
     for slug in ("alpha", "beta"):

@@ -72,15 +72,15 @@ def test_reproduce_with_submitit_local_executor(fake_papers, monkeypatch, capsys
 def test_report_survives_a_corrupted_record(fake_papers, capsys):
     main(["run", "alpha", "--config", "smoke"])
     main(["run", "beta", "--config", "paper"])
-    bad = fake_papers.parent / "results" / "beta" / "results.json"
-    data = json.loads(bad.read_text())
+    paper = fake_papers.parent / "results" / "beta" / "paper" / "results.json"  # the ladder's own folder
+    data = json.loads(paper.read_text())
     assert data["claims"][0]["verdict"] == "fails"  # the paper config shifts the score below zero
-    bad.write_text("{truncated")
+    (paper.parent.parent / "results.json").write_text("{truncated")  # a quick record cut short
     assert main(["report"]) == 0
     assert "unreadable results: beta" in capsys.readouterr().out
     report = (fake_papers.parent / "results" / "REPORT.md").read_text()
-    assert "| [`alpha`](#alpha) | smoke | 1/1 |" in report
-    assert "`beta` | - | unreadable" in report
+    assert "| [`alpha`](#alpha) | 1/1 (smoke) |" in report
+    assert "| `beta` | unreadable" in report
     assert "The score is positive." in report
 
 
@@ -114,3 +114,47 @@ def test_paper_command(fake_papers, capsys):
 def test_reproduce_bad_numbers(fake_papers, argv, capsys):
     assert main(argv) == 2
     assert f"{argv[-2]}=0: expected an integer" in capsys.readouterr().err
+
+
+def test_medium_writes_beside_quick_and_the_report_sets_them_side_by_side(fake_papers, capsys):
+    assert main(["run", "alpha", "--config", "quick", "--out", "res"]) == 0
+    assert main(["run", "alpha", "--config", "medium", "--out", "res"]) == 0
+    res = fake_papers.parent / "res"
+    quick, medium = Record.load(res / "alpha/results.json"), Record.load(res / "alpha/medium/results.json")
+    assert (quick.config_name, medium.config_name, len(medium.seeds)) == ("quick", "medium", 5)
+    assert set(medium.timing) == {"cpu_seconds", "load_start", "load_end"} and medium.timing["cpu_seconds"] >= 0
+    main(["list", "--out", "res"])
+    assert "1/1 hold (quick); 1/1 hold (medium)" in capsys.readouterr().out
+    assert main(["report", "--out", "res"]) == 0
+    report = (res / "REPORT.md").read_text()
+    assert "| [`alpha`](#alpha) | 1/1 | " in report
+    row = next(line for line in report.splitlines() if line.startswith("| positive |"))
+    # medium shifts the score up: toward the rule's side of `> 0`, verdict unchanged
+    assert row.endswith(
+        "| 1.01 ± 0.005774 (n=3) | **holds** | 2.02 ± 0.007071 (n=5) | **holds** | toward the rule |"
+    ), row
+
+
+def test_medium_for_a_paper_without_one(fake_papers, monkeypatch, capsys):
+    import icml26_shared.cli as cli
+
+    every = cli.installed()  # only the fakes with --all, even in an environment with the real papers installed
+    monkeypatch.setattr(cli, "installed", lambda: {k: v for k, v in every.items() if k in ("alpha", "beta")})
+    assert main(["run", "beta", "--config", "medium"]) == 2
+    assert "config='medium': expected one of ['paper', 'quick', 'smoke'] for paper 'beta'" in capsys.readouterr().err
+    assert main(["verify", "beta", "--config", "medium"]) == 2
+    assert main(["reproduce", "--all", "--config", "medium", "--out", "res"]) == 0
+    captured = capsys.readouterr()
+    assert "no 'medium' config, left out: " in captured.err and "beta" in captured.err.split("left out: ")[1]
+    assert (fake_papers.parent / "res/alpha/medium/results.json").is_file()
+    assert not (fake_papers.parent / "res/beta").exists()
+
+
+def test_reproduce_states_the_expected_time_and_a_line_per_paper_when_piped(fake_papers, capsys):
+    main(["run", "alpha", "--config", "smoke", "--out", "res"])
+    assert main(["reproduce", "alpha", "beta", "--config", "smoke", "--out", "res", "--force"]) == 0
+    err = capsys.readouterr().err
+    assert (
+        "2 to run (0 up to date), 1 at a time: expected ~0 min from the stored wall times (none stored for beta)" in err
+    )
+    assert "alpha ran in" in err and "beta ran in" in err

@@ -135,7 +135,10 @@ def test_progress_lines_name_the_running_papers(capsys):
     err = capsys.readouterr().err.splitlines()
     assert err[0].startswith("[0/2 done") and "alpha started; running: alpha" in err[0]
     assert "[1/2 done" in err[1] and "alpha ran in 3 s; running: -" in err[1]
-    assert Progress(2).enabled is False  # pytest's stderr is no terminal
+    piped = Progress(2)  # pytest's stderr is no terminal: the end line only
+    piped.track("beta", lambda: Outcome("beta", "failed", wall_seconds=2.0))
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "[1/2 done" in err[0] and "beta failed in 2 s" in err[0]
 
 
 def test_environment_names_the_machine():

@@ -54,6 +54,17 @@ def test_pages_and_links(repo, tmp_path):
     assert "::: icml26_shared" in (out / "api.md").read_text()
 
 
+def test_a_medium_run_gets_its_own_table_on_the_paper_page(repo, tmp_path):
+    quick = json.loads((repo / "results" / "demo" / "results.json").read_text())
+    medium = {**quick, "config_name": "medium", "claims": [{**quick["claims"][0], "verdict": "fails"}]}
+    (repo / "results" / "demo" / "medium").mkdir()
+    (repo / "results" / "demo" / "medium" / "results.json").write_text(json.dumps(medium))
+    generate(tmp_path / "out", repo)
+    paper = (tmp_path / "out" / "papers" / "demo.md").read_text()
+    assert "### Medium (the scale ladder)" in paper and "0/1 claims hold in the committed `medium` run" in paper
+    assert "[report](../results/REPORT.md#demo)" in paper
+
+
 def test_missing_and_corrupt_results_are_said(repo):
     assert "No committed results: run `make nope`" in claim_table("nope", repo)
     (repo / "results" / "demo" / "results.json").write_text("{not json")

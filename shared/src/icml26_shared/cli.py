@@ -19,10 +19,13 @@ from typing import Any
 
 from .log import configure_logging
 from .papers import installed, load, n_papers, unknown_paper
-from .records import RESULTS_ENV, Record, default_results_root
+from .records import QUICK, RESULTS_ENV, Record, default_results_root, run_dir
 from .validation import check_int, fail
 
-OUT_HELP = f"results root; a paper writes <out>/<slug>/ (default: ${RESULTS_ENV}, else the user's data folder)"
+OUT_HELP = (
+    f"results root; a paper writes <out>/<slug>/ for quick, <out>/<slug>/<config>/ for the others "
+    f"(default: ${RESULTS_ENV}, else the user's data folder)"
+)
 CONFIG_HELP = "smoke, quick, paper, or medium where a paper has one (default: quick)"
 SLUGS_HELP = "the papers, by slug (`icml26 list` names the installed ones)"
 
@@ -85,6 +88,18 @@ def results_folder(out: str | None) -> Path | None:
     return None
 
 
+def _state(root: Path, slug: str, config: str) -> str:
+    """``5/7 hold (quick)`` for a stored record of ``config``, '' when there is none."""
+    path = run_dir(root, slug, config) / "results.json"
+    if not path.is_file():
+        return ""
+    try:
+        rec = Record.load(path)
+    except ValueError:
+        return f"unreadable {config} results.json"
+    return f"{rec.holding}/{len(rec.claims)} hold ({rec.config_name})"
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     papers = installed()
     if not papers:
@@ -93,14 +108,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     root = results_folder(args.out)
     rows = []
     for info in papers.values():
-        state = "no results"
-        path = root / info.slug / "results.json" if root else None
-        if path is not None and path.is_file():
-            try:
-                rec = Record.load(path)
-                state = f"{rec.holding}/{len(rec.claims)} hold ({rec.config_name})"
-            except ValueError:
-                state = "unreadable results.json"
+        states = [_state(root, info.slug, config) for config in (QUICK, "medium")] if root else []
+        state = "; ".join(s for s in states if s) or "no results"
         rows.append((info.slug, info.version, state, info.summary))
     print(f"results from {root}" if root else f"results from {_named_root(args.out)[0]} (nothing run yet)")
     widths = [max(len(row[i]) for row in rows) for i in range(3)]
@@ -118,7 +127,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 0 if report.ok else 1
     if args.device != "auto":
         raise fail("--device", args.device, "no value without --dry-run (a run picks its device from its config)")
-    out = out_root(args.out) / args.slug
+    out = run_dir(out_root(args.out), args.slug, args.config)
     record = experiment.run(args.config, out)
     for c in record.claims:
         print(f"{c['verdict']:<13} {c['id']:<28} {c['measured']['mean']:.4g}  ({c['rule']})")
@@ -127,15 +136,26 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _slugs(args: argparse.Namespace) -> list[str]:
-    """The papers named (or every installed one with --all); unknown ones fail, listing the known."""
+    """The papers named (or every installed one with --all); unknown ones fail, listing the known. With
+    --all, a paper without ``--config`` (most have no medium) is left out, named on one line; a named
+    paper without it fails, naming the configs it has."""
     known = list(installed())
     if args.all == bool(args.slugs):
         raise ValueError(f"papers={args.slugs!r}, --all={args.all}: expected slugs or --all (one of them)")
-    slugs = known if args.all else args.slugs
-    for s in slugs:
+    for s in args.slugs:
         if s not in known:
             raise unknown_paper(s, known)
-    return slugs
+    if not args.all:
+        for s in args.slugs:
+            load(s).config(args.config)
+        return args.slugs
+    having = [s for s in known if args.config in load(s).configs]
+    if not having:
+        raise fail("--config", args.config, "a config at least one installed paper has (smoke, quick, paper)")
+    without = [s for s in known if s not in having]
+    if without:
+        print(f"no {args.config!r} config, left out: {', '.join(without)}", file=sys.stderr)
+    return having
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
@@ -181,8 +201,6 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from .verify import platform_line, verification_table, verify, write_summary
 
     slugs = _slugs(args)  # every argument is checked before anything is printed or created
-    for s in slugs:
-        load(s).config(args.config)
     check_int("--jobs", args.jobs, 1)
     reference = reference_folder(args.reference)
     scratch = None if args.out else Path(tempfile.mkdtemp(prefix="icml26-verify-"))

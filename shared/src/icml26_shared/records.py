@@ -39,6 +39,8 @@ from .validation import check_int, check_number, fail
 SCHEMA_VERSION = 1
 VERDICTS = ("holds", "fails", "inconclusive")
 CONFIG_NAMES = ("smoke", "quick", "paper")
+QUICK = "quick"
+LADDER = ("medium", "paper")  # the scale ladder above quick: each writes <root>/<slug>/<config>/
 OPS: dict[str, Callable[[float, float], bool]] = {
     ">=": operator.ge,
     ">": operator.gt,
@@ -149,6 +151,9 @@ class Record:
     fingerprint: str
     figures: list[str] = field(default_factory=list)
     schema_version: int = SCHEMA_VERSION
+    # cpu_seconds (this process and its finished workers) and the 1-minute load average at start and end,
+    # so that a run timed on a loaded machine shows as such. Records written before 0.1.4 have none.
+    timing: dict[str, float] = field(default_factory=dict)
 
     @property
     def holding(self) -> int:
@@ -172,13 +177,35 @@ class Record:
             got = data.get("schema_version") if isinstance(data, dict) else type(data).__name__
             raise ValueError(f"{path}: schema_version={got!r}: expected {SCHEMA_VERSION}")
         names = {f.name for f in dataclasses.fields(cls)}
-        missing = names - set(data)
+        optional = {f.name for f in dataclasses.fields(cls) if f.default_factory is not dataclasses.MISSING}
+        missing = names - optional - set(data)
         if missing:
             raise ValueError(f"{path}: results.json lacks keys {sorted(missing)}")
         for claim in data["claims"]:
             if claim.get("verdict") not in VERDICTS:
                 raise ValueError(f"{path}: claim {claim.get('id')!r} has verdict {claim.get('verdict')!r}")
-        return cls(**{k: data[k] for k in names})
+        return cls(**{k: data[k] for k in names if k in data})
+
+
+def run_dir(root: str | os.PathLike, slug: str, config: str) -> Path:
+    """Where a paper's run of ``config`` writes under a results root: ``<root>/<slug>/<config>/`` for the
+    scale ladder's medium and paper, so they sit beside quick's record; ``<root>/<slug>/`` for quick (the
+    committed snapshot every tool reads) and smoke (the tests' runs)."""
+    return Path(root) / slug / config if config in LADDER else Path(root) / slug
+
+
+def cpu_seconds() -> float:
+    """User + system CPU seconds of this process and of its children that have finished (worker pools)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def load_average() -> float:
+    """The 1-minute load average (NaN where the OS has none)."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):
+        return math.nan
 
 
 def git_sha(cwd: str | os.PathLike | None = None) -> str | None:
@@ -547,19 +574,24 @@ class Experiment:
 
     def run(self, config: str | Config = "quick", out_dir: str | os.PathLike | None = None) -> Record:
         """Measure under ``config`` (a name or a Config), decide every claim, write ``results.json`` into
-        ``out_dir`` (default: ``default_results_root() / name``)."""
+        ``out_dir`` (default: ``run_dir(default_results_root(), name, config)``)."""
         if isinstance(config, str):
             config_name, cfg = config, self.config(config)
         else:
             matches = [k for k, v in self.configs.items() if v == config]
             config_name, cfg = (matches[0] if matches else "custom"), config
-        out = Path(out_dir) if out_dir is not None else default_results_root() / self.name
+        out = Path(out_dir) if out_dir is not None else run_dir(default_results_root(), self.name, config_name)
         out.mkdir(parents=True, exist_ok=True)
         log = get_logger(self.name)
         log.info("running %s with config %r -> %s", self.name, config_name, out)
-        start = time.perf_counter()
+        start, cpu_start, load_start = time.perf_counter(), cpu_seconds(), load_average()
         measured = dict(self.measure(cfg, out))
         wall = time.perf_counter() - start
+        timing = {
+            "cpu_seconds": round(cpu_seconds() - cpu_start, 1),
+            "load_start": load_start,
+            "load_end": load_average(),
+        }
         metrics = {k: summarise(v) for k, v in measured.items()}
         claims = []
         for claim in self.claims:
@@ -590,6 +622,7 @@ class Experiment:
             wall_seconds=round(wall, 3),
             fingerprint=self.fingerprint(cfg),
             figures=sorted(p.name for p in out.glob("*.png")),
+            timing=timing,
         )
         record.write(out / "results.json")
         log.info("%s: %d/%d claims hold in %.1f s", self.name, record.holding, len(claims), wall)

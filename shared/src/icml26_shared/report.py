@@ -1,6 +1,9 @@
-"""``icml26 report``: ``results/REPORT.md`` from every ``results/<slug>/results.json``.
+"""``icml26 report``: ``results/REPORT.md`` from every ``results/<slug>/results.json`` (quick) and
+``results/<slug>/medium/results.json`` (the scale ladder's medium, where a paper has one).
 
-One row per paper (claims holding/total, wall time, figure link), then each paper's claim table.
+One row per paper (claims holding in quick and medium, wall and CPU time with the load average, figure
+link), then each paper's claim table: quick's verdicts and, where medium ran, medium's beside them with
+the metric's movement (toward the rule's side of its threshold or away from it).
 A results.json that cannot be read is reported as such in its row, never a crash. Measured values are
 mean ± sem, as the verdicts, the READMEs and the docs site use them; a ``|`` in a cell is written ``\\|``,
 so the row keeps its cells on GitHub and on the docs site.
@@ -13,27 +16,49 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .cache import atomic_write_text
-from .records import Record
+from .records import QUICK, Record, run_dir
 
 CATALOGUE_START = "<!-- catalogue:start -->"
 CATALOGUE_END = "<!-- catalogue:end -->"
+MEDIUM = "medium"
+RULE_OP = re.compile(r"\) (>=|<=|>|<) ")
 
 
 @dataclass(frozen=True)
 class Entry:
+    """One paper's records: quick (``<root>/<slug>/results.json``) and, where it has one, medium."""
+
     slug: str
     record: Record | None
     error: str = ""
+    medium: Record | None = None
+    medium_error: str = ""
+
+
+def _read(path: Path) -> tuple[Record | None, str]:
+    if not path.is_file():
+        return None, ""
+    try:
+        return Record.load(path), ""
+    except ValueError as err:
+        return None, str(err)
 
 
 def collect(out_root: str | Path) -> list[Entry]:
-    """Every ``<out_root>/<slug>/results.json``, read or with the reason it could not be."""
+    """Every paper under ``out_root`` with a quick or a medium record, each read or with the reason it
+    could not be."""
+    root = Path(out_root)
+    slugs = sorted(
+        {p.parent.name for p in root.glob("*/results.json")}
+        | {p.parent.parent.name for p in root.glob(f"*/{MEDIUM}/results.json")}
+    )
     entries = []
-    for path in sorted(Path(out_root).glob("*/results.json")):
-        try:
-            entries.append(Entry(path.parent.name, Record.load(path)))
-        except ValueError as err:
-            entries.append(Entry(path.parent.name, None, str(err)))
+    for slug in slugs:
+        quick, error = _read(run_dir(root, slug, QUICK) / "results.json")
+        medium, medium_error = _read(run_dir(root, slug, MEDIUM) / "results.json")
+        if quick is None and not error:
+            error = "no quick results.json"
+        entries.append(Entry(slug, quick, error, medium, medium_error))
     return entries
 
 
@@ -46,49 +71,113 @@ def cell(value: object) -> str:
     return str(value).replace("|", "\\|")
 
 
+def holding(record: Record, expected: str = "") -> str:
+    """``5/7`` claims holding, with the config's name where it is not the ``expected`` one (a smoke run)."""
+    name = f" ({record.config_name})" if expected and record.config_name != expected else ""
+    return f"{record.holding}/{len(record.claims)}{name}"
+
+
 def status(entry: Entry) -> str:
+    """The catalogue's status cell: quick's claims holding, and medium's where it ran."""
     if entry.record is None:
         return "unreadable results"
-    r = entry.record
-    return f"{r.holding}/{len(r.claims)} claims hold ({r.config_name})"
+    text = f"{holding(entry.record)} claims hold ({entry.record.config_name})"
+    return text + (f"; medium {holding(entry.medium)}" if entry.medium else "")
+
+
+def timing(record: Record | None) -> str:
+    """``wall s / CPU s (load a -> b)`` of a record; records before icml26-shared 0.1.4 have no CPU or load."""
+    if record is None:
+        return "-"
+    t = record.timing
+    if not t:
+        return f"{record.wall_seconds:.0f} / - (-)"
+    return f"{record.wall_seconds:.0f} / {t['cpu_seconds']:.0f} ({_fmt(t['load_start'])} → {_fmt(t['load_end'])})"
+
+
+def measured(claim: dict) -> str:
+    m = claim["measured"]
+    return f"{_fmt(m['mean'])} ± {_fmt(m['sem'])} (n={m['n']})"
+
+
+def movement(quick: dict, medium: dict) -> str:
+    """Which way the metric moved from quick to medium: toward the rule's side of its threshold, away
+    from it, or not at all; ``verdict changed`` when it did."""
+    op = RULE_OP.search(quick["rule"])
+    a, b = quick["measured"]["mean"], medium["measured"]["mean"]
+    if op is None or not (a == a and b == b):
+        way = "-"
+    elif a == b:
+        way = "unchanged"
+    else:
+        way = "toward the rule" if (b > a) == (op.group(1) in (">=", ">")) else "away from the rule"
+    return way + ("; **verdict changed**" if quick["verdict"] != medium["verdict"] else "")
+
+
+def claims_table(entry: Entry) -> list[str]:
+    """One paper's claims: quick's measurement and verdict, and medium's beside it where it ran."""
+    r, med = entry.record, {c["id"]: c for c in (entry.medium.claims if entry.medium else [])}
+    if not med:
+        lines = [
+            "| claim | statement | paper | measured (mean ± sem, n) | rule | verdict |",
+            "|---|---|---|---|---|---|",
+        ]
+        for c in r.claims:
+            lines.append(
+                f"| {cell(c['id'])} | {cell(c['statement'])} | {cell(c['paper'])} | {measured(c)} "
+                f"| `{cell(c['rule'])}` | **{c['verdict']}** |"
+            )
+        return lines
+    lines = [
+        "| claim | statement | paper | rule | quick (mean ± sem, n) | quick | medium (mean ± sem, n) | medium "
+        "| quick → medium |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for c in r.claims:
+        m = med.get(c["id"])
+        right = f"{measured(m)} | **{m['verdict']}** | {movement(c, m)}" if m else "- | - | not in medium"
+        lines.append(
+            f"| {cell(c['id'])} | {cell(c['statement'])} | {cell(c['paper'])} | `{cell(c['rule'])}` "
+            f"| {measured(c)} | **{c['verdict']}** | {right} |"
+        )
+    return lines
 
 
 def render(entries: list[Entry]) -> str:
     lines = [
         "# icml26: reproduction report",
         "",
-        "Written by `icml26 report` from `results/<slug>/results.json`. A verdict is computed from the",
-        "measured per-seed values: `holds` when the rule is met beyond one standard error, `fails` when",
-        "it is missed beyond one standard error, else `inconclusive`.",
+        "Written by `icml26 report` from `results/<slug>/results.json` (quick) and",
+        "`results/<slug>/medium/results.json` (medium, where a paper has one). A verdict is computed from the",
+        "measured per-seed values: `holds` when the rule is met beyond one standard error, `fails` when it is",
+        "missed beyond one standard error, else `inconclusive`. Timing is wall / CPU seconds of the run, with",
+        "the 1-minute load average at its start and end (a load above the 2 cores means the run shared the",
+        "machine); records older than icml26-shared 0.1.4 lack CPU and load.",
         "",
-        "| paper | config | claims holding | wall s | version | git sha | figure |",
-        "|---|---|---|---|---|---|---|",
+        "| paper | quick: claims holding | quick: wall / CPU s (load) | medium: claims holding "
+        "| medium: wall / CPU s (load) | version | git sha | figure |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for e in entries:
         if e.record is None:
-            lines.append(f"| `{e.slug}` | - | unreadable: {cell(e.error)} | - | - | - | - |")
+            lines.append(f"| `{e.slug}` | unreadable: {cell(e.error)} | - | - | - | - | - | - |")
             continue
         r = e.record
         fig = f"[{r.figures[0]}]({e.slug}/{r.figures[0]})" if r.figures else "-"
         sha = (r.git_sha or "-")[:12]
+        med = holding(e.medium) if e.medium else (f"unreadable: {cell(e.medium_error)}" if e.medium_error else "-")
         lines.append(
-            f"| [`{e.slug}`](#{e.slug}) | {r.config_name} | {r.holding}/{len(r.claims)} | {r.wall_seconds:.1f} "
+            f"| [`{e.slug}`](#{e.slug}) | {holding(r, QUICK)} | {timing(r)} | {med} | {timing(e.medium)} "
             f"| {r.version} | {sha} | {fig} |"
         )
     for e in entries:
         if e.record is None:
             continue
-        lines += ["", f"## {e.slug}", "", "| claim | statement | paper | measured (mean ± sem, n) | rule | verdict |"]
-        lines.append("|---|---|---|---|---|---|")
-        for c in e.record.claims:
-            m = c["measured"]
-            measured = f"{_fmt(m['mean'])} ± {_fmt(m['sem'])} (n={m['n']})"
-            lines.append(
-                f"| {cell(c['id'])} | {cell(c['statement'])} | {cell(c['paper'])} | {measured} "
-                f"| `{cell(c['rule'])}` | **{c['verdict']}** |"
-            )
+        lines += ["", f"## {e.slug}", "", *claims_table(e)]
         for fig in e.record.figures:
             lines += ["", f"![{e.slug} {fig}]({e.slug}/{fig})"]
+        for fig in e.medium.figures if e.medium else []:
+            lines += ["", f"![{e.slug} medium {fig}]({e.slug}/{MEDIUM}/{fig})"]
     return "\n".join(lines) + "\n"
 
 

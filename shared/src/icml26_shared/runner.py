@@ -20,7 +20,7 @@ from typing import IO, Any
 
 from .log import get_logger
 from .papers import load
-from .records import Record
+from .records import Record, run_dir
 from .validation import check_choice, check_int
 
 log = get_logger("icml26.reproduce")
@@ -39,10 +39,10 @@ class Outcome:
 
 
 def run_paper(slug: str, config: str, out_root: str) -> Outcome:
-    """Run one paper in this process and write ``<out_root>/<slug>/results.json``."""
+    """Run one paper in this process and write ``results.json`` into its ``run_dir``."""
     start = time.perf_counter()
     try:
-        record = load(slug).run(config, Path(out_root) / slug)
+        record = load(slug).run(config, run_dir(out_root, slug, config))
     except Exception as err:  # one paper's failure is an outcome, not a crash
         return Outcome(slug, "failed", wall_seconds=time.perf_counter() - start, error=f"{type(err).__name__}: {err}")
     return Outcome(slug, "ran", record.holding, len(record.claims), record.wall_seconds)
@@ -50,7 +50,7 @@ def run_paper(slug: str, config: str, out_root: str) -> Outcome:
 
 def up_to_date(slug: str, config: str, out_root: str) -> Record | None:
     """The stored record if it was made from the same config, version and source; else None."""
-    path = Path(out_root) / slug / "results.json"
+    path = run_dir(out_root, slug, config) / "results.json"
     if not path.is_file():
         return None
     try:
@@ -105,7 +105,7 @@ class Children:
 
 def _subprocess_run(slug: str, config: str, out_root: str, verbose: bool, children: Children) -> Outcome:
     """Run a paper through ``python -m icml26_shared run`` in a fresh process; its log goes to run.log."""
-    out = Path(out_root) / slug
+    out = run_dir(out_root, slug, config)
     out.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, "-m", "icml26_shared", "run", slug, "--config", config, "--out", out_root]
     if verbose:
@@ -125,26 +125,26 @@ def _subprocess_run(slug: str, config: str, out_root: str, verbose: bool, childr
 
 
 class Progress:
-    """Which papers are running, how many are done and the time elapsed, as one line on stderr per
-    event; silent when stderr is not a terminal (logs, CI) unless ``force``."""
+    """A line on stderr per paper that ends (``[3/38 done, 412 s] fuse ran in 95 s; running: ...``), so a
+    piped or logged run shows its progress too; on a terminal (or with ``force``) also a line per start."""
 
     def __init__(self, total: int, force: bool = False) -> None:
         self.total, self.done, self.running = total, 0, []
         self.start = time.perf_counter()
-        self.enabled = force or sys.stderr.isatty()
+        self.starts = force or sys.stderr.isatty()
         self.lock = threading.Lock()
 
     def _show(self, event: str) -> None:
-        if self.enabled:
-            running = ", ".join(self.running) or "-"
-            elapsed = time.perf_counter() - self.start
-            print(f"[{self.done}/{self.total} done, {elapsed:.0f} s] {event}; running: {running}", file=sys.stderr)
+        running = ", ".join(self.running) or "-"
+        elapsed = time.perf_counter() - self.start
+        print(f"[{self.done}/{self.total} done, {elapsed:.0f} s] {event}; running: {running}", file=sys.stderr)
 
     def track(self, slug: str, fn: Callable[..., Outcome], *args: Any) -> Outcome:
-        """Call ``fn(*args)`` for ``slug``, reporting its start and end."""
+        """Call ``fn(*args)`` for ``slug``, reporting its start (on a terminal) and its end."""
         with self.lock:
             self.running.append(slug)
-            self._show(f"{slug} started")
+            if self.starts:
+                self._show(f"{slug} started")
         try:
             outcome = fn(*args)
         finally:
@@ -154,6 +154,20 @@ class Progress:
         with self.lock:
             self._show(f"{slug} {outcome.status} in {outcome.wall_seconds:.0f} s")
         return outcome
+
+
+def expected_seconds(slugs: Sequence[str], config: str, root: str | Path, jobs: int) -> tuple[float, list[str]]:
+    """How long running ``slugs`` should take at ``jobs`` papers at once, from the wall times of their
+    stored records under ``root``: the larger of (sum / jobs) and the longest one. Also the papers with no
+    stored record, which the estimate leaves out."""
+    walls, unknown = [], []
+    for slug in slugs:
+        path = run_dir(root, slug, config) / "results.json"
+        try:
+            walls.append(Record.load(path).wall_seconds)
+        except ValueError:
+            unknown.append(slug)
+    return (max(sum(walls) / jobs, max(walls)) if walls else 0.0), unknown
 
 
 def reproduce(
@@ -166,8 +180,11 @@ def reproduce(
     submitit_cluster: str = "slurm",
     timeout_min: int = 60,
     verbose: bool = False,
+    timing_root: str | Path | None = None,
 ) -> list[Outcome]:
-    """Run ``slugs`` (skipping up-to-date ones unless ``force``); returns one Outcome per paper."""
+    """Run ``slugs`` (skipping up-to-date ones unless ``force``); returns one Outcome per paper. Before
+    starting, one line on stderr gives the expected time from the records under ``timing_root`` (default:
+    ``out_root``)."""
     check_int("jobs", jobs, 1)
     check_choice("executor", executor, EXECUTORS)
     check_choice("submitit_cluster", submitit_cluster, SUBMITIT_CLUSTERS)
@@ -181,7 +198,12 @@ def reproduce(
             outcomes[slug] = Outcome(slug, "skipped", record.holding, len(record.claims), record.wall_seconds)
         else:
             todo.append(slug)
-    log.info("reproduce: %d to run, %d up to date", len(todo), len(outcomes))
+    expected, unknown = expected_seconds(todo, config, timing_root or out_root, jobs)
+    print(
+        f"{len(todo)} to run ({len(outcomes)} up to date), {jobs} at a time: expected ~{expected / 60:.0f} min "
+        "from the stored wall times" + (f" (none stored for {', '.join(unknown)})" if unknown else ""),
+        file=sys.stderr,
+    )
     if executor == "local":
         tracker, children = Progress(len(todo)), Children()
         with ThreadPoolExecutor(max_workers=jobs) as pool:

@@ -27,7 +27,7 @@ from typing import Any
 
 from .cache import atomic_write_text
 from .papers import n_papers
-from .records import Record, environment
+from .records import Record, environment, run_dir
 from .runner import Outcome, reproduce
 
 EXACT_RTOL = 1e-9
@@ -146,18 +146,21 @@ def verify(
     jobs: int = 1,
     verbose: bool = False,
 ) -> list[Verification]:
-    """Run ``slugs`` afresh into ``out_root`` and compare each with ``reference_root/<slug>/results.json``."""
+    """Run ``slugs`` afresh into ``out_root`` and compare each with its record of ``config`` under
+    ``reference_root`` (``<slug>/results.json`` for quick, ``<slug>/<config>/results.json`` otherwise)."""
     out_root, reference_root = Path(out_root), Path(reference_root)
     if out_root.resolve() == reference_root.resolve():
         # Writing into the reference itself: keep a copy of every reference record to compare against.
-        references = {s: load_reference(reference_root / s / "results.json", config) for s in slugs}
+        references = {s: load_reference(run_dir(reference_root, s, config) / "results.json", config) for s in slugs}
     else:
         references = {}
-    outcomes: list[Outcome] = reproduce(slugs, config, str(out_root), jobs, force=True, verbose=verbose)
+    outcomes: list[Outcome] = reproduce(
+        slugs, config, str(out_root), jobs, force=True, verbose=verbose, timing_root=reference_root
+    )
     results = []
     for outcome in outcomes:
         reference, why = references.get(outcome.slug) or load_reference(
-            reference_root / outcome.slug / "results.json", config
+            run_dir(reference_root, outcome.slug, config) / "results.json", config
         )
         if outcome.status == "failed":
             results.append(
@@ -166,7 +169,7 @@ def verify(
         elif reference is None:
             results.append(Verification(outcome.slug, "no reference", wall_seconds=outcome.wall_seconds, detail=why))
         else:
-            measured = Record.load(out_root / outcome.slug / "results.json")
+            measured = Record.load(run_dir(out_root, outcome.slug, config) / "results.json")
             results.append(compare(outcome.slug, reference, measured, outcome.wall_seconds))
     return results
 
