@@ -27,7 +27,7 @@ RELEASE_PACKAGE ?= sinkhorn-te
 REPO_URL ?= $(shell python3 -c 'import tomllib; print(tomllib.load(open("pyproject.toml", "rb"))["tool"]["icml26"]["repository"])')
 CI_STAGES := lock lint check deps wheels release-check docs test
 
-.PHONY: help uv setup test test-slow reproduce refresh report lint check deps lock wheels release-check docs ci device-check \
+.PHONY: help uv setup test test-slow reproduce refresh bench report lint check deps lock wheels release-check docs ci device-check \
 	$(addprefix ci-,$(CI_STAGES)) $(PACKAGES) $(addprefix test-,$(PACKAGES))
 
 help:  ## this list
@@ -74,6 +74,13 @@ endif
 
 refresh: setup  ## rerun only the papers whose results/ are out of date (icml26 reproduce; CONFIG=medium too), then the report
 	$(ICML26) reproduce --all --config $(CONFIG) --out results --jobs 2
+	$(MAKE) --no-print-directory report
+
+# make bench PAPERS="atlas sinkhorn-te": only those papers' benchmarks (default: every packages/*/benchmarks).
+PAPERS ?= $(PACKAGES)
+bench: setup  ## every benchmark at full size into results/<slug>/bench.json, then the report (run it on an idle machine)
+	@for script in $(wildcard $(foreach p,$(PAPERS),packages/$(p)/benchmarks/bench_*.py)); do \
+	  echo "== $$script"; .venv/bin/python $$script --out results || exit 1; done
 	$(MAKE) --no-print-directory report
 
 report: setup  ## results/REPORT.md and the README catalogue's status column

@@ -30,7 +30,7 @@ def test_unknown_paper_and_config_list_the_known_ones(fake_papers, capsys):
     err = capsys.readouterr().err
     assert "paper='gamma': expected one of the installed papers [" in err and "'alpha', 'beta'" in err
     assert main(["run", "alpha", "--config", "huge"]) == 2
-    assert "config='huge': expected one of ['paper', 'quick', 'smoke']" in capsys.readouterr().err
+    assert "config='huge': expected one of ['medium', 'paper', 'quick', 'smoke']" in capsys.readouterr().err
     assert main(["reproduce", "alpha", "gamma"]) == 2
     assert "paper='gamma'" in capsys.readouterr().err
     assert main(["reproduce"]) == 2

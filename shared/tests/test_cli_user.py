@@ -20,11 +20,13 @@ needs_proc = pytest.mark.skipif(not PROC, reason="no /proc on this system")
 
 
 LOG_LINE = re.compile(r"\d\d:\d\d:\d\d (DEBUG|INFO|WARNING|ERROR) ")
+PROGRESS_LINE = re.compile(r"\[\d+/\d+ done, |\d+ to run \(\d+ up to date\)")  # reproduce's and verify's
 
 
 def one_line(err: str) -> str:
-    """The one line a command writes to stderr besides its log records (no traceback), as its error."""
-    lines = [line for line in err.splitlines() if not LOG_LINE.match(line)]
+    """The one line a command writes to stderr besides its log records and progress lines (no traceback),
+    as its error."""
+    lines = [line for line in err.splitlines() if not (LOG_LINE.match(line) or PROGRESS_LINE.match(line))]
     assert len(lines) == 1 and "Traceback" not in err, err
     return lines[0]
 

@@ -96,7 +96,7 @@ def _state(root: Path, slug: str, config: str) -> str:
     try:
         rec = Record.load(path)
     except ValueError:
-        return f"unreadable {config} results.json"
+        return f"unreadable {path.relative_to(root / slug)}"
     return f"{rec.holding}/{len(rec.claims)} hold ({rec.config_name})"
 
 

@@ -12,9 +12,11 @@ so the row keeps its cells on GitHub and on the docs site.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from .bench import read_bench
 from .cache import atomic_write_text
 from .records import QUICK, Record, run_dir
 
@@ -143,7 +145,8 @@ def claims_table(entry: Entry) -> list[str]:
     return lines
 
 
-def render(entries: list[Entry]) -> str:
+def render(entries: list[Entry], performance_section: Sequence[str] = ()) -> str:
+    """REPORT.md: the summary table, the Performance section (``performance``) when given, then each paper."""
     lines = [
         "# icml26: reproduction report",
         "",
@@ -170,6 +173,7 @@ def render(entries: list[Entry]) -> str:
             f"| [`{e.slug}`](#{e.slug}) | {holding(r, QUICK)} | {timing(r)} | {med} | {timing(e.medium)} "
             f"| {r.version} | {sha} | {fig} |"
         )
+    lines += performance_section
     for e in entries:
         if e.record is None:
             continue
@@ -181,10 +185,45 @@ def render(entries: list[Entry]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def performance(out_root: str | Path) -> list[str]:
+    """REPORT's Performance section: one row per benchmark and baseline from ``<slug>/bench.json``, with
+    the geometric-mean ratio (> 1: the paper's method is better) and the conditions it was measured in."""
+    lines = [
+        "",
+        "## Performance",
+        "",
+        "Written from `results/<slug>/bench.json` (`make bench`). Each ratio is the paper's method against its",
+        "baseline, both measured in the same run: the geometric mean over the benchmark's cases of how many",
+        "times better ours is (> 1: ours wins; time and memory: baseline / ours; throughput: ours / baseline).",
+        "",
+        "| paper | benchmark | compares | against | ratio | cases | threads | load (start → end) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    found = False
+    for path in sorted(Path(out_root).glob("*/bench.json")):
+        try:
+            entries = read_bench(path)
+        except ValueError as err:
+            found = True
+            lines.append(f"| `{path.parent.name}` | - | unreadable: {cell(err)} | - | - | - | - | - |")
+            continue
+        for script, b in entries.items():
+            tiny = " (tiny: not a measurement)" if b["tiny"] else ""
+            for against, ratio in b["headlines"].items():
+                n = sum(c["against"] == against for c in b["cases"])
+                found = True
+                lines.append(
+                    f"| [`{path.parent.name}`](#{path.parent.name}) | `{script}` | {cell(b['compares'])}{tiny} "
+                    f"| {cell(against)} | {ratio:.3g}x | {n} | {b['threads'] or '-'} "
+                    f"| {_fmt(b['load_start'])} → {_fmt(b['load_end'])} |"
+                )
+    return lines if found else []
+
+
 def write_report(out_root: str | Path = "results") -> Path:
     """Write ``<out_root>/REPORT.md`` atomically and return its path."""
     path = Path(out_root) / "REPORT.md"
-    atomic_write_text(path, render(collect(out_root)))
+    atomic_write_text(path, render(collect(out_root), performance(out_root)))
     return path
 
 

@@ -237,3 +237,27 @@ def check_paper_dry_run(experiment: Any, *, data_may_be_missing: bool = False) -
     assert report.step.startswith(("ran on cpu", "skipped: ")), report.step
     assert all(m.source and m.size_bytes > 0 for m in report.missing), text
     return report
+
+
+def check_benchmarks(package_dir: str | os.PathLike) -> list[Any]:
+    """Run every ``benchmarks/bench_*.py`` of a package at its tiny size (``run(tiny=True)``), so that a
+    benchmark cannot rot: each must return a Benchmark of finite ratios > 0. Returns their records; the
+    ratios of a tiny run mean nothing and are not checked against anything."""
+    import importlib.util
+
+    from .bench import measure
+
+    root = Path(package_dir)
+    scripts = sorted((root / "benchmarks").glob("bench_*.py"))
+    if not scripts:
+        raise fail("package_dir", str(root), "a package with benchmarks/bench_*.py")
+    records = []
+    for script in scripts:
+        spec = importlib.util.spec_from_file_location(f"_bench_{root.name}_{script.stem}", script)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _bench, record = measure(root.name, script.stem, module.run, tiny=True)
+        bad = [c for c in record.cases if not (math.isfinite(c["ratio"]) and c["ratio"] > 0)]
+        assert not bad, f"{script.name}: ratios not finite and > 0: {bad}"
+        records.append(record)
+    return records

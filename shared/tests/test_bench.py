@@ -1,0 +1,101 @@
+"""Benchmarks: ratios say how many times better the method is, bench.json keeps one entry per script, the
+report's Performance section reads it, and a package's benchmarks run at their tiny size in its tests."""
+
+import json
+import math
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from icml26_shared.bench import Benchmark, Case, best_seconds, interleaved_seconds, measure, read_bench, write_bench
+from icml26_shared.report import performance
+from icml26_shared.testing import check_benchmarks
+
+SCRIPT = '''
+"""Demo: sum by a loop against sum by Python's builtin."""
+from icml26_shared.bench import Benchmark, Case, bench_main, best_seconds
+
+
+def run(tiny: bool) -> Benchmark:
+    n = 10 if tiny else 10_000
+    xs = list(range(n))
+    loop = best_seconds(lambda: [x for x in xs])
+    builtin = best_seconds(lambda: sum(xs))
+    return Benchmark("builtin sum vs a list comprehension", (Case(f"n={n}", "comprehension", builtin, loop),))
+
+
+if __name__ == "__main__":
+    raise SystemExit(bench_main("demo", run))
+'''
+
+
+def test_a_ratio_is_how_many_times_better_ours_is_whatever_the_unit():
+    assert Case("n=1", "POT", ours=2.0, baseline=6.0).ratio == 3.0  # seconds: baseline / ours
+    assert Case("n=1", "softmax", ours=50.0, baseline=200.0, unit="MB").ratio == 4.0
+    assert Case("n=1", "softmax", ours=300.0, baseline=100.0, unit="tokens/s").ratio == 3.0  # ours / baseline
+    bench = Benchmark("x", (Case("a", "p", 1.0, 2.0), Case("b", "p", 1.0, 8.0), Case("a", "q", 2.0, 1.0)))
+    assert bench.headlines() == pytest.approx({"p": 4.0, "q": 0.5})
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"unit": "furlongs"}, "unit='furlongs': expected one of"),
+        ({"ours": 0.0}, "ours=0.0: expected a finite measurement > 0 in s (case 'c')"),
+        ({"baseline": math.nan}, "baseline=nan: expected a finite measurement > 0"),
+    ],
+)
+def test_bad_cases_are_named(kwargs, message):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        Case(**{"case": "c", "against": "b", "ours": 1.0, "baseline": 1.0, **kwargs})
+    with pytest.raises(ValueError, match="cases=\\(\\): expected at least one measured Case"):
+        Benchmark("x", ())
+
+
+def test_timers_count_every_call():
+    calls = []
+    assert best_seconds(lambda: calls.append(1), repeats=4) >= 0 and len(calls) == 4
+    a, b = interleaved_seconds([lambda: calls.append("a"), lambda: calls.append("b")], rounds=3)
+    assert calls[4:] == ["a", "b"] * 3 and a >= 0 and b >= 0
+    with pytest.raises(ValueError, match="repeats=0"):
+        best_seconds(lambda: None, repeats=0)
+
+
+def test_bench_json_keeps_one_entry_per_script_and_the_report_reads_it(tmp_path):
+    def run(tiny):
+        return Benchmark("ours vs base", (Case("n=1", "base", 1.0, 2.0), Case("n=2", "base", 1.0, 8.0)))
+
+    _bench, first = measure("demo", "bench_a", run)
+    assert first.headlines == {"base": 4.0} and first.load_start == first.load_start and not first.tiny
+    write_bench(first, tmp_path)
+    _bench, again = measure("demo", "bench_a", run, tiny=True)
+    _bench, other = measure("demo", "bench_b", run)
+    write_bench(again, tmp_path)
+    path = write_bench(other, tmp_path)
+    entries = read_bench(path)
+    assert sorted(entries) == ["bench_a", "bench_b"] and entries["bench_a"]["tiny"] is True
+    rows = [line for line in performance(tmp_path) if line.startswith("| [`demo`]")]
+    assert len(rows) == 2 and "| base | 4x | 2 |" in rows[1] and "(tiny: not a measurement)" in rows[0]
+    path.write_text("{not json")
+    with pytest.raises(ValueError, match="bench.json"):
+        write_bench(other, tmp_path)
+    assert "unreadable" in "\n".join(performance(tmp_path))
+
+
+def test_a_script_prints_its_table_and_writes_bench_json(tmp_path):
+    package = tmp_path / "demo"
+    (package / "benchmarks").mkdir(parents=True)
+    script = package / "benchmarks" / "bench_sum.py"
+    script.write_text(textwrap.dedent(SCRIPT))
+    out = subprocess.run(
+        [sys.executable, str(script), "--tiny", "--out", str(tmp_path / "res")], capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    assert "geometric mean ratio vs comprehension" in out.stdout and "load average" in out.stdout
+    data = json.loads((tmp_path / "res" / "demo" / "bench.json").read_text())
+    assert data["benchmarks"]["bench_sum"]["compares"] == "builtin sum vs a list comprehension"
+    (record,) = check_benchmarks(package)
+    assert record.tiny and record.cases[0]["case"] == "n=10"
+    with pytest.raises(ValueError, match="a package with benchmarks/bench_"):
+        check_benchmarks(tmp_path)
