@@ -14,7 +14,6 @@ from icml26_squant import relative_error
 from icml26_squant.baselines import minmax_grid, rtn_quantise
 from icml26_squant.experiment import CONFIGS, Config, llm_metric_names, llm_metrics, measure_llm, method_config
 from icml26_squant.llm import (
-    LINEARS,
     LLMS,
     compress_all,
     decoder_linears,

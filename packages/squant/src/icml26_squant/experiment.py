@@ -477,8 +477,9 @@ def build(config: Config) -> DryRun:
 
     return DryRun(
         summary=f"{width} -> {config.hidden} -> 10 MLP on {config.crop}x{config.crop} Fashion-MNIST ({config.n_train} "
-        f"train); seed codes K={config.K}, shortlist {config.shortlist}; K sweep {config.k_sweep}; LLM Linears "
-        f"{config.llm_linears} of SmolLM2 layers {config.smollm2_layers}, Gemma-3 layers {config.gemma3_layers}",
+        f"train); seed codes K={config.K}, shortlist {config.shortlist}; K sweep {config.k_sweep}; "
+        f"{len(config.llm_linears)} Linears in each of {len(config.smollm2_layers)} SmolLM2 and "
+        f"{len(config.gemma3_layers)} Gemma-3 decoder layers",
         parameters=width * config.hidden + config.hidden * 11 + int(llm_weights),
         memory_bytes=8.0 * 2**config.K * cfg.P * 16 + 4.0 * 784 * (config.n_train + config.n_test) + 8.0 * llm_weights,
         flops=per_weight * (width * rows * len(config.seeds) + llm_weights) * 2 * 2  # 2 bit widths x 2 seed methods
