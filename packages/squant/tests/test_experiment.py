@@ -22,9 +22,14 @@ def test_smoke_run_writes_results(tmp_path):
 
 
 def test_configs_and_claims():
-    assert set(CONFIGS) == {"smoke", "quick", "paper"}
+    assert set(CONFIGS) == {"smoke", "quick", "medium", "paper"}
     assert len(CONFIGS["quick"].seeds) >= 3
     assert CONFIGS["paper"].K == 16
+    # the real-LLM subsets fixed before the first run: the middle decoder layer of each model
+    assert CONFIGS["quick"].smollm2_layers == (15,) and CONFIGS["quick"].gemma3_layers == ()
+    assert CONFIGS["quick"].llm_linears == ("q_proj", "k_proj", "v_proj", "o_proj")
+    assert CONFIGS["medium"].gemma3_layers == (9,) and len(CONFIGS["medium"].llm_linears) == 7
+    assert CONFIGS["smoke"].smollm2_layers == ()  # the smoke run stays miniature
 
 
 @pytest.mark.parametrize("K", [12, 16])
@@ -36,7 +41,7 @@ def test_method_configs_hit_the_bit_budget_exactly(method, bits, K):
 
 def test_claim_metrics_are_measured():
     metrics = {c.metric for c in CLAIMS}
-    assert "search_over_fixed_error" in metrics and "squant4_acc_drop" in metrics
+    assert "search_over_fixed_error" in metrics and "smollm2_squant4_log_ppl_over_float" in metrics
 
 
 @pytest.mark.parametrize(
@@ -50,7 +55,7 @@ def test_claim_metrics_are_measured():
         ({"hidden": 2}, "hidden"),
         ({"epochs": 0}, "epochs"),
         ({"n_test": 0}, "n_test"),
-        ({"minilm_rows": 0}, "minilm_rows"),
+        ({"minilm_rows": 2}, "minilm_rows"),
         ({"workers": 0}, "workers"),
     ],
 )

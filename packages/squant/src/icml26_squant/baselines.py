@@ -50,6 +50,26 @@ class RTNCode:
         return ((q - self.zero[..., None]) * scale).reshape(rows, cols).astype(np.float32)
 
 
+def minmax_grid(W: np.ndarray, bits: int, group: int) -> np.ndarray:
+    """Round-to-nearest on each group's own min/max grid, scale and minimum kept as float64 (nothing stored).
+
+    At 4 bits and group 32 this is the grid of GGUF's Q4_1 blocks (16 levels ``m + d q`` per 32 weights of a row),
+    so on weights dequantised from Q4_1 it reconstructs every block whose values reach its lowest and highest
+    level exactly: the coincidence that would let an RTN on those blocks win by construction. It measures that
+    coincidence; it is not a baseline (its scale and minimum would cost 2 x 16 bits per group).
+    """
+    W = check_weight(W)
+    check_int("bits", bits, 2, 8)
+    check_int("group", group, 1)
+    rows, cols = W.shape
+    if cols % group:
+        raise fail("group", group, f"a group size that divides the row length {cols}")
+    g = W.reshape(rows, cols // group, group)
+    low = g.min(-1, keepdims=True)
+    step = np.maximum(g.max(-1, keepdims=True) - low, 1e-30) / ((1 << bits) - 1)
+    return (np.rint((g - low) / step) * step + low).reshape(rows, cols)
+
+
 def rtn_quantise(W: np.ndarray, bits: int = 4, group: int = 128) -> RTNCode:
     """Round-to-nearest with per-group min/max scale and zero point (the standard weight-only baseline)."""
     W = check_weight(W)

