@@ -208,3 +208,35 @@ def test_real_gemma3_continues_and_scores_text(gemma3):
     with torch.no_grad():
         loss = model(**text, labels=text["input_ids"]).loss
     assert 1.0 < float(loss) < 3.0  # perplexity ~8 on Hamlet's line (2.09 measured)
+
+
+@needs_transformers
+def test_perplexity_of_uniform_logits_is_the_vocabulary_size():
+    from types import SimpleNamespace
+
+    import torch
+
+    class Uniform(torch.nn.Module):
+        def forward(self, input_ids, use_cache=False):
+            return SimpleNamespace(logits=torch.zeros(*input_ids.shape, 37))
+
+    assert llm.perplexity(Uniform(), torch.randint(0, 37, (5, 9)), batch=2) == pytest.approx(37, rel=1e-6)
+    with pytest.raises(ValueError, match="batch=0"):
+        llm.perplexity(Uniform(), torch.randint(0, 37, (5, 9)), batch=0)
+
+
+@needs_transformers
+def test_token_windows_are_disjoint_ordered_slots_drawn_by_the_rng():
+    import numpy as np
+    import torch
+
+    ids = torch.arange(1000)
+    w = llm.token_windows(ids, 7, 50, np.random.default_rng(3))
+    starts = w[:, 0].tolist()
+    assert w.shape == (7, 50) and starts == sorted(starts) and all(s % 50 == 0 for s in starts)
+    assert torch.equal(w[:, 1:] - w[:, :-1], torch.ones(7, 49, dtype=torch.long))  # contiguous, from ids
+    assert torch.equal(w, llm.token_windows(ids, 7, 50, np.random.default_rng(3)))
+    with pytest.raises(ValueError, match="n_eval=21"):
+        llm.token_windows(ids, 21, 50, np.random.default_rng(0), "n_eval")  # 1000 tokens hold 20 windows
+    with pytest.raises(ValueError, match="length=1"):
+        llm.token_windows(ids, 2, 1, np.random.default_rng(0))

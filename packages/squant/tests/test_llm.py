@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 import torch
+from icml26_shared.llm import perplexity
 from icml26_squant import relative_error
 from icml26_squant.baselines import minmax_grid, rtn_quantise
 from icml26_squant.experiment import CONFIGS, Config, llm_metric_names, llm_metrics, measure_llm, method_config
@@ -20,7 +21,6 @@ from icml26_squant.llm import (
     held_out_windows,
     llm_available,
     load_llm,
-    perplexity,
 )
 from torch import nn
 
@@ -79,14 +79,6 @@ def test_held_out_windows_come_from_the_second_half_and_depend_on_the_seed():
     assert starts == sorted(starts) and len(set(starts)) == 5 and all((s - 500) % 20 == 0 for s in starts)
     with pytest.raises(ValueError, match="n_eval="):
         held_out_windows(ids, 26, 20, seed=0)  # 500 held-out tokens hold 25 windows
-
-
-def test_perplexity_of_uniform_logits_is_the_vocabulary_size():
-    class Uniform(nn.Module):
-        def forward(self, input_ids, use_cache=False):
-            return SimpleNamespace(logits=torch.zeros(*input_ids.shape, 37))
-
-    assert perplexity(Uniform(), torch.randint(0, 37, (5, 9)), batch=2) == pytest.approx(37, rel=1e-6)
 
 
 def test_compress_all_runs_every_matrix_and_code():

