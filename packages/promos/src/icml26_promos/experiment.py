@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 from icml26_shared import Claim, Experiment, cached, derive, get_logger, new_figure, save_figure
 from icml26_shared import Config as BaseConfig
+from icml26_shared.records import DryRun
 
 log = get_logger("promos")
 
@@ -205,7 +206,72 @@ def plot(config: Config, metrics: dict[str, list[float]], out_dir: Path) -> None
     save_figure(fig, out_dir / "auroc_per_target.png")
 
 
-EXPERIMENT = Experiment(name="promos", configs=CONFIGS, claims=CLAIMS, measure=measure)
+STAND_IN_NODES = 1000  # a missing PyGOD source graph is stood in for by a graph of gen_1000's size
+NODES_PER_GRAPH = 1000  # [INF] for the estimates: the sources have 569-1,000 nodes
+LARGEST_GRAPH = (13_752, 767)  # inj_amazon, the largest target (PyGOD's table): nodes x raw features
+
+
+def build(config: Config) -> DryRun:
+    """The dry run: the step is one seed's pipeline at one epoch: one GRACE teacher step per source graph
+    (``train_teacher`` on ``teacher_max_nodes``-node contrastive batches), one ProMoS step per source graph
+    (``ProMoS.fit``, 20 experts, 20 prototypes) and the zero-shot scores of the first target. The source graphs
+    are the real ones (scikit-learn, SBM) and stand-ins of gen_1000's size for PyGOD graphs not yet
+    downloaded (named as missing, with their sizes)."""
+    import torch
+
+    from .data import Graph, knn_edges, pygod_missing
+    from .method import MixtureOfStudents, ProMoS
+    from .teacher import GCNEncoder, train_teacher
+
+    d = config.dim
+    m = min(config.teacher_max_nodes, NODES_PER_GRAPH)  # GRACE's batch: at most the graph's nodes
+    missing = pygod_missing(config.sources + config.targets)
+    absent = {item.name.removeprefix("PyGOD graph ") for item in missing}
+    students = MixtureOfStudents(d, config.num_experts)
+    teacher_params = sum(p.numel() for p in GCNEncoder(d, 128, d).parameters())
+    # + adapter (d x d + d), tau, and two prototype groups of K x d
+    promos_params = sum(p.numel() for p in students.parameters()) + d * d + d + 1 + 2 * config.num_prototypes * d
+    # per node, training costs ~6 flops per weight of the active path (generalist + top-2 experts + router); the
+    # GRACE loss adds 4 similarity matrices of m^2 x d multiply-adds (2 flops), x 3 for forward and backward
+    active = 3 * (2 * d * 128) + d * config.num_experts
+    teacher_step = 6.0 * teacher_params * 2 * NODES_PER_GRAPH + 2 * 4 * m * m * d * 3
+    promos_step = 6.0 * active * NODES_PER_GRAPH
+    per_seed = len(config.sources) * (config.teacher_epochs * teacher_step + 3 * config.epochs * promos_step)
+
+    def source(name: str, seed: int) -> Graph:
+        if name not in absent:
+            return load_graph(name, d, seed)
+        x = np.random.default_rng(seed).standard_normal((STAND_IN_NODES, d)).astype(np.float32)
+        return Graph(x, knn_edges(x), name=f"stand-in {name}")
+
+    def step(device: str) -> None:
+        threads = torch.get_num_threads()
+        torch.set_num_threads(config.threads)
+        try:
+            sources = [source(name, 0) for name in config.sources]
+            teacher = train_teacher(sources, out_dim=d, epochs=1, max_nodes=config.teacher_max_nodes)
+            model = ProMoS(dim=d, num_experts=config.num_experts, num_prototypes=config.num_prototypes, epochs=1)
+            target = next((t for t in config.targets if t not in absent), None)
+            model.fit(sources, teacher).decision_function(source(target, 0) if target else sources[0])
+        finally:
+            torch.set_num_threads(threads)
+
+    return DryRun(
+        summary=f"GRACE teacher (GCN {d}-128-{d}) and ProMoS ({config.num_experts} experts, {config.num_prototypes} "
+        f"prototypes, d={d}) on {len(config.sources)} source graphs; zero-shot on {len(config.targets)} targets",
+        parameters=teacher_params + promos_params,
+        # the largest graph's raw, projected and aligned features, and GRACE's m x m similarities (x 6 with grads)
+        memory_bytes=4.0 * LARGEST_GRAPH[0] * (LARGEST_GRAPH[1] + 256 + d) + 4.0 * 6 * m * m,
+        flops=per_seed * len(config.seeds),
+        step=step,
+        step_memory_bytes=4.0 * 6 * m * m + 4.0 * len(config.sources) * NODES_PER_GRAPH * 128 * 8,
+        step_cpu_seconds=(teacher_step + 3 * promos_step) * len(config.sources) / 1e9,
+        missing=missing,
+        devices=("cpu",),  # the graphs' tensors stay on the CPU
+    )
+
+
+EXPERIMENT = Experiment(name="promos", configs=CONFIGS, claims=CLAIMS, measure=measure, build=build)
 
 
 def run(config: Config | str = "quick", out_dir: Path | None = None):

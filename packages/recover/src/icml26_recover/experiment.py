@@ -15,6 +15,7 @@ import numpy as np
 from icml26_shared import (
     DEVICES,
     Claim,
+    DryRun,
     Experiment,
     cached,
     check_choice,
@@ -22,6 +23,7 @@ from icml26_shared import (
     check_positive,
     derive,
     fail,
+    fashion_mnist_missing,
     fingerprint,
     get_logger,
     new_figure,
@@ -339,7 +341,63 @@ def _figure(out: dict[str, list[float]], config: Config, out_dir: Path) -> None:
     save_figure(fig, out_dir / "recover_auc.png")
 
 
-EXPERIMENT = Experiment(name="recover", configs=CONFIGS, claims=CLAIMS, measure=measure)
+ACTIVATIONS_PER_PIXEL = 32 * 20  # [INF] ~20 feature maps of the first level's 32 channels kept for backward
+CPU_STEP_BATCH = 16  # the dry run's CPU step trains on 16 images (the full batch on a GPU): a few seconds
+
+
+def build(config: Config) -> DryRun:
+    """The dry run: the config's denoiser at the images' size; the step is one pre-training Adam step of
+    ``train_ddpm`` on a stand-in batch of images of the real shape: ``pretrain_batch`` of them on a GPU,
+    ``CPU_STEP_BATCH`` on the CPU (the full batch takes ~5 CPU s there, measured under load). Missing:
+    Fashion-MNIST files. Estimates: the denoiser's forward FLOPs per image are counted by torch's
+    ``FlopCounterMode`` on one image; a training image costs 3 forwards."""
+    import torch
+    from torch.utils.flop_counter import FlopCounterMode
+
+    from .diffusion import make_denoiser, make_scheduler, train_ddpm
+
+    shape = (1, 28, 28) if config.dataset == "fashion" else (1, 8, 8)
+    model = make_denoiser(config.denoiser, shape)
+    parameters = sum(p.numel() for p in model.parameters())
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        model(torch.zeros(1, *shape), torch.zeros(1, dtype=torch.long))
+    forward = float(counter.get_total_flops())  # one image, one denoiser call
+    pool = config.n_protected + config.n_reference + config.n_query
+    # per pool image and suspect model: RECOVER inverts once (K calls) and reconstructs once at sigma = 0 and R
+    # times at every other sigma (K calls each); sigma = 0 ablation 2K; loss attack and the oracle 3 x loss_draws
+    calls = config.num_steps * (1 + 1 + config.repeats * (len(config.sigmas) - 1)) + 2 * config.num_steps
+    calls += 3 * config.loss_draws
+    training = (
+        3
+        * forward
+        * (config.pretrain_steps * config.pretrain_batch + max(config.finetune_steps) * config.finetune_batch)
+    )
+    scoring = forward * calls * pool * len(set(config.finetune_steps))
+    pixels = shape[1] * shape[2]
+    step_memory = 16.0 * parameters + 4.0 * config.pretrain_batch * pixels * ACTIVATIONS_PER_PIXEL
+    cpu_batch = min(CPU_STEP_BATCH, config.pretrain_batch)
+
+    def step(device: str) -> None:
+        batch = config.pretrain_batch if device == "cuda" else cpu_batch
+        images = np.random.default_rng(0).uniform(-1, 1, (batch, *shape)).astype(np.float32)
+        train_ddpm(model.to(device), make_scheduler(), images, 1, 0, config.lr, batch)
+
+    return DryRun(
+        summary=f"{config.denoiser} DDPM denoiser on {config.dataset} {shape[1]}x{shape[2]} "
+        f"({config.fashion_images if config.dataset == 'fashion' else 1797} images); pre-training "
+        f"{config.pretrain_steps} x {config.pretrain_batch}, fine-tuning to {max(config.finetune_steps)} steps; "
+        f"RECOVER on a pool of {pool} ({config.num_steps} DDIM steps, {len(config.sigmas)} sigmas x {config.repeats})",
+        parameters=parameters,
+        memory_bytes=4.0 * config.fashion_images * pixels + 3 * step_memory,  # images, model + Adam, snapshots
+        flops=(training + scoring) * len(config.seeds),
+        step=step,
+        step_memory_bytes=step_memory,
+        step_cpu_seconds=3 * forward * cpu_batch / 1e9,
+        missing=fashion_mnist_missing() if config.dataset == "fashion" else (),
+    )
+
+
+EXPERIMENT = Experiment(name="recover", configs=CONFIGS, claims=CLAIMS, measure=measure, build=build)
 
 
 def run(config: Config | str = "quick", out_dir: Path | None = None):

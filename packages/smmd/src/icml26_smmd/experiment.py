@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 from icml26_shared import (
     Claim,
+    DryRun,
     Experiment,
     check_choice,
     check_int,
@@ -262,7 +263,53 @@ def _figure(out: dict[str, list[float]], out_dir: Path) -> None:
     save_figure(fig, out_dir / "mae_accuracy.png")
 
 
-EXPERIMENT = Experiment(name="smmd", configs=CONFIGS, claims=CLAIMS, measure=measure)
+def build(config: Config) -> DryRun:
+    """The dry run: the clock task's model (the larger of the two: a CNN encoder of 32 x 32 clock images and an
+    answer head) in the config's dtype; the step is one epoch of ``training.train`` with the SMMD objective on
+    one batch of generated clocks (one optimiser step), then ``predict`` on it. Nothing to download. Estimates:
+    the forward FLOPs of one clock are counted by torch's ``FlopCounterMode``; training costs 3 forwards, and
+    the addition model (smaller) is counted as a clock one."""
+    import torch
+    from torch.utils.flop_counter import FlopCounterMode
+
+    from .data import clock_task
+    from .models import AnswerHead, ClockEncoder, TokenReader
+    from .tokens import NumberTokenizer, NumericVocab
+    from .training import predict, train
+
+    dtype = getattr(torch, config.dtype)
+    tokenizer = NumberTokenizer(max_number_token=99)
+    model = TokenReader(ClockEncoder(dtype=dtype), AnswerHead(128, 4, tokenizer.vocab_size, dtype=dtype))
+    parameters = sum(p.numel() for p in model.parameters())
+    examples = config.clock_train * config.clock_epochs + config.addition_train * config.addition_epochs
+    tested = config.clock_test + config.addition_test
+    one = clock_task(1, tokenizer, np.random.default_rng(0), noise=config.clock_noise)
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        model(torch.as_tensor(one.inputs))
+    forward = float(counter.get_total_flops())  # one clock image through encoder and head
+    flops = len(OBJECTIVES) * forward * (3.0 * examples + tested)
+
+    def step(device: str) -> None:
+        batch = clock_task(config.batch_size, tokenizer, np.random.default_rng(0), noise=config.clock_noise)
+        vocab = NumericVocab.from_tokenizer(tokenizer, max_value=999)
+        train(model, _objective("SMMD", vocab, config, 0), batch, 1, 0, config.lr, config.batch_size)
+        predict(model, batch.inputs, vocab, [0, 2])
+
+    return DryRun(
+        summary=f"clock reader (CNN + answer head, {config.dtype}) and addition reader; {len(OBJECTIVES)} objectives; "
+        f"clocks {config.clock_train} train / {config.clock_test} test x {config.clock_epochs} epochs, additions "
+        f"{config.addition_train} / {config.addition_test} x {config.addition_epochs}",
+        parameters=parameters,
+        memory_bytes=4.0 * (config.clock_train + config.clock_test) * 32 * 32 + 32.0 * parameters,
+        flops=flops * len(config.seeds),
+        step=step,
+        step_memory_bytes=32.0 * parameters + 8.0 * config.batch_size * 32 * 32 * 64,
+        step_cpu_seconds=4.0 * forward * config.batch_size / 1e9,  # train + predict
+        devices=("cpu",),  # training.train keeps the model and batches on the CPU
+    )
+
+
+EXPERIMENT = Experiment(name="smmd", configs=CONFIGS, claims=CLAIMS, measure=measure, build=build)
 
 
 def run(config: Config | str = "quick", out_dir: Path | None = None):

@@ -15,7 +15,8 @@ from importlib import resources
 
 import numpy as np
 import torch
-from icml26_shared import cached, check_choice, check_int, fail, fetch, fingerprint, get_logger
+from icml26_shared import Missing, cache_dir, cached, check_choice, check_int, fail, fetch, fingerprint, get_logger
+from icml26_shared.records import find_data
 from torch_geometric.data import Data
 
 log = get_logger("spd-sheaf.data")
@@ -43,6 +44,21 @@ def _manifest() -> dict[str, tuple[str, str]]:
     text = resources.files(__package__).joinpath("moleculenet.tsv").read_text()
     rows = (line.split("\t") for line in text.splitlines() if line.strip())
     return {name: (sha, url) for name, sha, _size, url in rows}
+
+
+def moleculenet_missing(names) -> tuple[Missing, ...]:
+    """The MoleculeNet sets among ``names`` whose CSV neither the cache (where ``read_moleculenet`` fetches it)
+    nor ``moleculenet/<file>`` under the data mirror holds, with their download sizes."""
+    text = resources.files(__package__).joinpath("moleculenet.tsv").read_text()
+    sizes = {row[0]: int(row[2]) for row in (line.split("\t") for line in text.splitlines() if line.strip())}
+    missing = []
+    for name in dict.fromkeys(names):
+        file = DATASETS[check_choice("names", name, DATASETS)][0]
+        cached_csv = cache_dir() / "moleculenet" / file
+        if not cached_csv.is_file() and find_data(f"moleculenet/{file}") is None:
+            where = f"{cached_csv} or $ICML26_DATA_MIRROR/moleculenet/"
+            missing.append(Missing(f"MoleculeNet {name} ({file})", where, _manifest()[file][1], sizes[file]))
+    return tuple(missing)
 
 
 def read_moleculenet(name: str, limit: int | None = None) -> tuple[list[str], np.ndarray]:

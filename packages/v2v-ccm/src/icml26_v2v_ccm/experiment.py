@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 from icml26_shared import (
     Claim,
+    DryRun,
     Experiment,
     check_int,
     check_number,
@@ -290,7 +291,64 @@ def _figure(out: dict[str, list[float]], config: Config, out_dir: Path) -> None:
     save_figure(fig, out_dir / "v2v_ccm_accuracy.png")
 
 
-EXPERIMENT = Experiment(name="v2v-ccm", configs=CONFIGS, claims=CLAIMS, measure=measure)
+QUESTION_TOKENS = 2  # [INF] for the estimates: the question's tokens beside the agents' tokens
+DRY_RUN_SCENES = 8  # the step's batch: the paper's 64 take ~3 CPU s and ~20 s wall on a loaded 2-core machine
+
+
+def build(config: Config) -> DryRun:
+    """The dry run: the V2V MLLM at the config's width and depth on generated worlds of the config's size (no data
+    to download); the step is one Adam step of ``training.train`` on ``DRY_RUN_SCENES`` generated scenes (the
+    paper-size model, a smaller batch by design; one torch thread, as ``measure`` runs). Estimates: 6 flops per
+    weight and token plus the attention's 2 n^2 d per layer (x 3 for backward) for training; every test question
+    answered at 3 keep ratios x 6 methods + 2."""
+    import torch
+
+    from .data import make_dataset
+    from .model import CooperativeQA
+    from .training import train
+
+    world = {"grid": config.grid, "patch": config.patch, "n_agents": config.n_agents, "lidar_range": config.lidar_range}
+    tokens_per_agent = (config.grid // config.patch) ** 2
+    n = config.n_agents * tokens_per_agent + QUESTION_TOKENS
+
+    def make_model(width: int) -> CooperativeQA:
+        return CooperativeQA(width, config.grid, config.d, config.heads, config.layers, d_m=config.d_m)
+
+    sample = make_dataset(1, 0, **world)
+    features = sample.tokens.shape[-1]
+    parameters = sum(p.numel() for p in make_model(features).parameters())
+    per_example = 2.0 * parameters * n + 2.0 * n * n * config.d * config.layers  # one forward
+    answers = config.test_scenes * len(QUESTION_TYPES) * (len(config.keep_ratios) * len(METHODS) + 2)
+    flops = 3 * per_example * config.batch_size * config.steps + per_example * answers
+    step_memory = 16.0 * parameters + 4.0 * config.batch_size * n * config.d * config.layers * 12  # + activations
+    # (the memory of a full paper batch; the dry run's step holds DRY_RUN_SCENES of them)
+
+    def step(device: str) -> None:
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            data = make_dataset(DRY_RUN_SCENES, 0, **world)
+            train(make_model(features), data, 1, DRY_RUN_SCENES, config.lr, 0)
+        finally:
+            torch.set_num_threads(threads)
+
+    return DryRun(
+        summary=f"V2V MLLM (d={config.d}, {config.heads} heads, {config.layers} layers, QSM d_m={config.d_m}) on "
+        f"{config.grid}x{config.grid} worlds, {config.n_agents} agents x {tokens_per_agent} tokens; "
+        f"{config.train_scenes} train / {config.test_scenes} test scenes, {config.steps} steps",
+        parameters=parameters,
+        # the generated scenes' uint8 tokens and the model with Adam, per worker
+        memory_bytes=(sample.tokens.nbytes * (config.train_scenes + config.test_scenes) + step_memory)
+        * min(config.workers, len(config.seeds)),
+        flops=flops * len(config.seeds),
+        step=step,
+        step_memory_bytes=step_memory,
+        step_cpu_seconds=3 * per_example * DRY_RUN_SCENES / 1e9 + 0.01 * DRY_RUN_SCENES,  # + ray casting
+        devices=("cpu",),  # training.train builds its batches on the CPU
+    )
+
+
+EXPERIMENT = Experiment(name="v2v-ccm", configs=CONFIGS, claims=CLAIMS, measure=measure, build=build)
 
 
 def run(config: Config | str = "quick", out_dir: Path | None = None):

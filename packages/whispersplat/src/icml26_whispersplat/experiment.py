@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 from icml26_shared import (
     Claim,
+    DryRun,
     Experiment,
     check_closed_interval,
     check_int,
@@ -274,7 +275,51 @@ def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
     return run_seeds(partial(measure_seed, out_dir=out_dir), config, config.seeds, logger=log, show=shown.__contains__)
 
 
-EXPERIMENT = Experiment(name="whispersplat", configs=CONFIGS, claims=CLAIMS, measure=measure)
+SPLAT_INTERMEDIATES = 12  # [INF] float32 pixels x Gaussians tensors alive at once in render.splat (d is two)
+SPLAT_FLOPS_PER_PAIR = 40  # [INF] offset, conic power, exp, masks and two cumulative products per pixel-Gaussian
+BLENDED_PER_PIXEL = 50  # [INF] Gaussians composited per pixel: the nonzeros of the sparse frozen weights
+
+
+def build(config: Config) -> DryRun:
+    """The dry run: the generated cover scene (``n_gaussians``), the hidden image and the secret camera at the
+    config's image size; the step is one optimisation step of ``method.hide`` (the secret view's compositing
+    weights, then one Adam step of the key). The dense renderer holds ~SPLAT_INTERMEDIATES pixels x Gaussians
+    float32 tensors while it splats a view (README, Scaling up): ~16 GB at the paper's 128 px and 20,000
+    Gaussians, so the step is skipped on the CPU's 2 GB dry-run limit and needs a large-memory machine."""
+    from .data import HIDDEN_IMAGES, hidden_image, orbit_camera, procedural_scene
+    from .method import hide
+
+    cover = procedural_scene(config.n_gaussians, np.random.default_rng(0))
+    K = cover.sh.shape[1]  # SH coefficients per colour channel (degree 2: 9)
+    pairs = config.image_size**2 * config.n_gaussians  # pixels x Gaussians of one view
+    views = 1 + len(range(0, config.n_views, config.fidelity_every))  # secret + other-view term
+    # per seed: every ring view and the secret view splatted once, then 3 keys trained (+ the baseline's decoder)
+    # for steps x views sparse renders of 2 x pixels x BLENDED x 3 flops, x 3 with the backward pass
+    render = 2.0 * config.image_size**2 * BLENDED_PER_PIXEL * 3 * 3
+    per_seed = SPLAT_FLOPS_PER_PAIR * pairs * (1 + config.n_views) + 4 * config.steps * views * render
+    step_memory = 4.0 * SPLAT_INTERMEDIATES * pairs
+
+    def step(device: str) -> None:
+        hidden = hidden_image(HIDDEN_IMAGES[0], config.image_size)
+        camera = orbit_camera(
+            config.secret_azimuth, config.secret_elevation, config.distance, config.fov, config.image_size
+        )
+        hide(cover, camera, hidden, (), 1, lr=config.lr, lambda_ssim=config.lambda_ssim, key_penalty=config.key_penalty)
+
+    return DryRun(
+        summary=f"cover scene of {config.n_gaussians} Gaussians (SH degree 2), {config.image_size} px views: secret "
+        f"view + {config.n_views} ring views; {config.steps} key steps (GPP for {config.gpp_fraction:.0%})",
+        parameters=config.n_gaussians * K * 3,  # the key Delta: one offset per SH coefficient of every Gaussian
+        memory_bytes=step_memory + 4.0 * (1 + config.n_views) * config.image_size**2 * BLENDED_PER_PIXEL * 3,
+        flops=per_seed * len(config.seeds),
+        step=step,
+        step_memory_bytes=step_memory,
+        step_cpu_seconds=(SPLAT_FLOPS_PER_PAIR * pairs + render) / 1e9,
+        devices=("cpu",),  # render.splat builds its pixel grid and weights on the CPU
+    )
+
+
+EXPERIMENT = Experiment(name="whispersplat", configs=CONFIGS, claims=CLAIMS, measure=measure, build=build)
 
 
 def run(config: Config | str = "quick", out_dir: Path | None = None):

