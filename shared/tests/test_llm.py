@@ -223,6 +223,12 @@ def test_perplexity_of_uniform_logits_is_the_vocabulary_size():
     assert llm.perplexity(Uniform(), torch.randint(0, 37, (5, 9)), batch=2) == pytest.approx(37, rel=1e-6)
     with pytest.raises(ValueError, match="batch=0"):
         llm.perplexity(Uniform(), torch.randint(0, 37, (5, 9)), batch=0)
+    for bad, shown in (
+        (torch.zeros(9, dtype=torch.long), r"\(9,\)"),
+        (torch.zeros(3, 1, dtype=torch.long), r"\(3, 1\)"),
+    ):
+        with pytest.raises(ValueError, match=f"windows={shown}: expected a \\(windows, tokens\\) tensor"):
+            llm.perplexity(Uniform(), bad)
 
 
 @needs_transformers

@@ -10,10 +10,11 @@ import argparse
 import time
 
 import torch
-from icml26_autoprune import MAGNITUDE, WANDA, allocate, apply_masks, decoder_blocks, tokenize
+from icml26_autoprune import MAGNITUDE, WANDA, allocate, apply_masks, decoder_blocks
 from icml26_autoprune.model import block_inputs
 from icml26_autoprune.pruning import dense_statistics, prune_blocks
 from icml26_shared import load_smollm2
+from icml26_shared.llm import shakespeare_ids
 from torch.nn.utils import prune
 
 
@@ -25,7 +26,7 @@ def main() -> None:
     model, tokenizer = load_smollm2()
     blocks = decoder_blocks(model)[: args.blocks]
     dense = {k: v.clone() for k, v in model.state_dict().items()}
-    calib = tokenize(tokenizer, 100_000)[: 4 * 128].reshape(4, 128)
+    calib = shakespeare_ids(tokenizer, 100_000)[: 4 * 128].reshape(4, 128)
     hidden, kwargs = block_inputs(model, calib)
     methods = {
         "magnitude": lambda: prune_blocks(blocks, hidden, [0.5] * len(blocks), MAGNITUDE, "layer", block_kwargs=kwargs),

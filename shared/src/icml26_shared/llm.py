@@ -272,9 +272,12 @@ def perplexity(model: Any, windows: Any, batch: int = 8) -> float:
 
     import torch
 
-    from .validation import check_int
+    from .validation import check_int, fail
 
     check_int("batch", batch, 1)
+    if not isinstance(windows, torch.Tensor) or windows.ndim != 2 or windows.shape[0] == 0 or windows.shape[1] < 2:
+        shape = tuple(windows.shape) if isinstance(windows, torch.Tensor) else type(windows).__name__
+        raise fail("windows", shape, "a (windows, tokens) tensor of token ids, at least one window of 2 tokens")
     total, count = 0.0, 0
     with torch.inference_mode():
         for start in range(0, len(windows), batch):

@@ -8,9 +8,9 @@ interpreter; SmolLM2-135M-Instruct as the model pruned and as the proposer.
 from importlib.metadata import PackageNotFoundError, version
 
 from .allocation import ALLOCATIONS, allocate, owl, sdsa, skewness, uniform
-from .data import planted_outlier_network, text_windows, tokenize
+from .data import planted_outlier_network, text_windows
 from .metric import MAGNITUDE, PRIMITIVES, WANDA, CandidateRejected, Metric, evaluate_metric, parse_metric
-from .model import block_inputs, decoder_blocks, perplexity, prune_lm
+from .model import block_inputs, decoder_blocks, prune_lm
 from .pruning import LayerStats, PruneResult, apply_masks, dense_statistics, prune_blocks, select_mask
 from .search import (
     Candidate,
@@ -53,7 +53,6 @@ __all__ = [
     "evaluate_metric",
     "owl",
     "parse_metric",
-    "perplexity",
     "planted_outlier_network",
     "prune_blocks",
     "prune_lm",
@@ -63,6 +62,5 @@ __all__ = [
     "select_mask",
     "skewness",
     "text_windows",
-    "tokenize",
     "uniform",
 ]

@@ -1,27 +1,19 @@
 """Data: disjoint calibration and evaluation windows of Shakespeare tokens, and the planted-outlier network.
 
-* ``text_windows``: the first ``n_chars`` of Shakespeare (``icml26_shared.datasets.load_shakespeare``)
-  tokenised once; calibration windows are drawn from the first half of the tokens and evaluation windows from
-  the second half, so the two never overlap; the seed picks the windows.
+* ``text_windows``: of the first ``n_chars`` of Shakespeare tokenised once (``icml26_shared.llm.shakespeare_ids``),
+  calibration windows are drawn from the first half of the tokens and evaluation windows from the second half,
+  so the two never overlap; the seed picks the windows (``icml26_shared.llm.token_windows``).
 * ``planted_outlier_network``: a generated stand-in from the spec (section 5a): 6 Linear/ReLU blocks of width
   128, alternating heavy-tailed (Student-t, df = 2) and Gaussian weights, all scaled to the He variance.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import torch
 from icml26_shared import check_int
-from icml26_shared.datasets import load_shakespeare
+from icml26_shared.llm import token_windows
 from torch import nn
-
-
-def tokenize(tokenizer: Any, n_chars: int) -> torch.Tensor:
-    """The token ids of the first ``n_chars`` characters of Shakespeare, as one long (tokens,) tensor."""
-    text = load_shakespeare(check_int("n_chars", n_chars, 1000))
-    return torch.tensor(tokenizer(text)["input_ids"], dtype=torch.long)
 
 
 def text_windows(
@@ -29,17 +21,10 @@ def text_windows(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """(calibration (n_calib, length), evaluation (n_eval, length)): non-overlapping windows at random
     offsets, calibration from the first half of ``ids`` and evaluation from the second half."""
-    check_int("length", length, 2)
     half = ids.numel() // 2
     rng = np.random.default_rng(check_int("seed", seed, 0))
-
-    def windows(part: torch.Tensor, n: int, name: str) -> torch.Tensor:
-        slots = part.numel() // length
-        check_int(name, n, 1, slots)
-        starts = np.sort(rng.choice(slots, size=n, replace=False)) * length
-        return torch.stack([part[s : s + length] for s in starts])
-
-    return windows(ids[:half], n_calib, "n_calib"), windows(ids[half:], n_eval, "n_eval")
+    calibration = token_windows(ids[:half], n_calib, length, rng, "n_calib")
+    return calibration, token_windows(ids[half:], n_eval, length, rng, "n_eval")
 
 
 def planted_outlier_network(seed: int = 0, width: int = 128, depth: int = 6) -> nn.Sequential:

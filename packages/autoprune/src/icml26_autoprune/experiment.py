@@ -184,11 +184,12 @@ def measure_seed(config: Config, seed: int, out_dir: Path) -> dict[str, float]:
     """One seed: load the model, search three ways, prune six ways, measure held-out perplexity."""
     import torch
     from icml26_shared import load_smollm2
+    from icml26_shared.llm import perplexity, shakespeare_ids
 
     from .allocation import allocate, skewness
-    from .data import text_windows, tokenize
+    from .data import text_windows
     from .metric import MAGNITUDE, WANDA, parse_metric
-    from .model import block_inputs, decoder_blocks, perplexity
+    from .model import block_inputs, decoder_blocks
     from .pruning import dense_statistics, prune_blocks
     from .search import LocalLLMProposer, MutationProposer, reconstruction_fitness, search
 
@@ -198,7 +199,7 @@ def measure_seed(config: Config, seed: int, out_dir: Path) -> dict[str, float]:
     if config.blocks:
         blocks = blocks[: config.blocks]
     dense = {k: v.clone() for k, v in model.state_dict().items()}
-    ids = tokenize(tokenizer, config.n_chars)
+    ids = shakespeare_ids(tokenizer, config.n_chars)
     linear = [m.weight.detach().abs() for b in blocks for m in b.modules() if isinstance(m, torch.nn.Linear)]
     out: dict[str, float] = {"weight_skew_excess": float(np.mean([skewness(w) for w in linear])) - HALF_NORMAL_SKEW}
 
@@ -300,7 +301,7 @@ DRY_RUN_CHARS = 20_000  # Shakespeare characters tokenised for the step's window
 
 def build(config: Config) -> DryRun:
     """The dry run: SmolLM2-135M-Instruct (the model pruned and the metric proposer); the step is one evaluation
-    batch, ``model.perplexity`` of the dense model on one Shakespeare window: ``length`` tokens on a GPU,
+    batch, ``icml26_shared.llm.perplexity`` of the dense model on one Shakespeare window: ``length`` tokens on a GPU,
     ``CPU_STEP_TOKENS`` on the CPU (by design: the paper's 2,048-token window takes minutes there). Missing: the
     weights (the ``llm`` extra of icml26-shared). Estimates: 2 flops per parameter and token of every forward
     pass (calibration, statistics, six perplexity evaluations, the proposer's generations)."""
@@ -323,17 +324,13 @@ def build(config: Config) -> DryRun:
     cpu_tokens = min(config.length, CPU_STEP_TOKENS)
 
     def step(device: str) -> None:
-        import torch
         from icml26_shared import load_smollm2
-
-        from .data import tokenize
-        from .model import perplexity
+        from icml26_shared.llm import perplexity, shakespeare_ids
 
         model, tokenizer = load_smollm2()
         length = config.length if device == "cuda" else cpu_tokens
-        window = tokenize(tokenizer, DRY_RUN_CHARS)[None, :length].to(device)
-        with torch.no_grad():
-            perplexity(model.to(device), window, batch=1)
+        window = shakespeare_ids(tokenizer, DRY_RUN_CHARS)[None, :length].to(device)
+        perplexity(model.to(device), window, batch=1)
 
     return DryRun(
         summary=f"SmolLM2-135M-Instruct pruned to {config.sparsity:.0%} ({config.n_calib} x {config.length} "

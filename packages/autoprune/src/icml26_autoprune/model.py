@@ -2,7 +2,8 @@
 
 ``prune_lm`` captures the inputs of the first decoder block (Wanda's ``prepare_calibration_input``), computes
 the dense statistics when the allocation needs them, and prunes every Linear of every decoder block; the
-embedding and the tied output head are not pruned (as in Wanda). ``perplexity`` is the held-out metric.
+embedding and the tied output head are not pruned (as in Wanda). The held-out metric is
+``icml26_shared.llm.perplexity``.
 """
 
 from __future__ import annotations
@@ -84,19 +85,3 @@ def prune_lm(
     else:
         sparsities = allocate(allocation, dense_statistics(blocks, hidden, kwargs), sparsity, lam=lam)
     return prune_blocks(blocks, hidden, sparsities, metric, group=group, pattern=pattern, block_kwargs=kwargs)
-
-
-@torch.no_grad()
-def perplexity(model: nn.Module, tokens: torch.Tensor, batch: int = 8) -> float:
-    """exp of the mean next-token negative log-likelihood over all (sequences, tokens) positions."""
-    check_tokens("tokens", tokens)
-    total, count = 0.0, 0
-    for start in range(0, tokens.shape[0], batch):
-        ids = tokens[start : start + batch]
-        logits = model(input_ids=ids, use_cache=False).logits[:, :-1].float()
-        nll = torch.nn.functional.cross_entropy(
-            logits.reshape(-1, logits.shape[-1]), ids[:, 1:].reshape(-1), reduction="sum"
-        )
-        total += float(nll)
-        count += ids[:, 1:].numel()
-    return float(torch.exp(torch.tensor(total / count)))
