@@ -457,7 +457,7 @@ def build(config: Config) -> DryRun:
         f"{len(config.seeds)} seeds; the step trains on {batch} captions",
         parameters=p_encoder + p_prefix + p_xattn,  # trained; the LM stays frozen
         memory_bytes=4.0 * p_lm + 16.0 * (p_xattn + p_prefix) + data + activations * config.scst_batch,
-        flops=len(config.seeds) * (contrastive + 2 * sft + scst + evaluation),
+        flops=len(config.seeds) * (contrastive + sft + scst + evaluation),  # sft: BIT-LLM and the prefix decoder
         step=step,
         step_memory_bytes=4.0 * p_lm
         + 16.0 * p_xattn
