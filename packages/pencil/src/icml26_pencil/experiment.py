@@ -319,8 +319,9 @@ def build(config: Config) -> DryRun:
     from .data import powerlaw_cluster_edges, split_edges
     from .method import Pencil, Sampling, Training, train_link
 
-    model = Pencil(config.max_nodes, config.d, config.layers, config.heads, config.ffn, config.mp_residual)
-    cn_model = Pencil(config.cn_max_nodes, config.cn_d, 1, config.cn_heads, config.cn_ffn, config.mp_residual)
+    with torch.random.fork_rng():  # a dry run leaves torch's global generator as it was
+        model = Pencil(config.max_nodes, config.d, config.layers, config.heads, config.ffn, config.mp_residual)
+        cn_model = Pencil(config.cn_max_nodes, config.cn_d, 1, config.cn_heads, config.cn_ffn, config.mp_residual)
     P, P_cn = model.num_parameters(), cn_model.num_parameters()
     L, width = 200, 2 * config.max_nodes + 2
 
