@@ -53,3 +53,24 @@ def test_config_rejects_bad_values(kwargs, name):
 def test_rejects_unknown_config():
     with pytest.raises(ValueError, match="config="):
         EXPERIMENT.run("huge")
+
+
+def test_judge_benchmark_holds_one_item_at_a_time(monkeypatch):
+    """An item holds three images (~19 MB at the paper's 512 px): the paper's 1890 per benchmark must be made,
+    judged and dropped one by one, not held at once (36 GB per worker)."""
+    import weakref
+    from dataclasses import replace
+
+    from icml26_dlebench import data, experiment
+
+    made, most, make = [], [0], data.make_item
+
+    def counting(*args):
+        item = make(*args)
+        made.append(weakref.ref(item))
+        most[0] = max(most[0], sum(ref() is not None for ref in made))
+        return item
+
+    monkeypatch.setattr(data, "make_item", counting)
+    experiment.judge_benchmark(replace(CONFIGS["smoke"], per_type=2), 0, "small")
+    assert most[0] <= 2  # the item being judged and the next one being made

@@ -54,3 +54,25 @@ def test_training_is_a_function_of_the_seed(tmp_path, monkeypatch):
         weights.append(trained_denoiser(CONFIGS["smoke"], 0, members).state_dict())
     for other in weights[1:]:
         assert all(torch.equal(weights[0][k], other[k]) for k in weights[0])
+
+
+def test_attacks_run_in_chunks(monkeypatch):
+    """The paper config attacks 30000 members: the denoiser must see them in chunks of ATTACK_BATCH, not at once
+    (tens of GB of UNet activations)."""
+    from icml26_fremia import experiment
+
+    trained, largest = experiment.trained_denoiser, [0]
+
+    def spying(config, seed, members):
+        model = trained(config, seed, members)
+
+        def eps_model(x, t):
+            largest[0] = max(largest[0], len(x))
+            return model(x, t)
+
+        return eps_model
+
+    monkeypatch.setattr(experiment, "trained_denoiser", spying)
+    monkeypatch.setattr(experiment, "ATTACK_BATCH", 10, raising=False)
+    experiment.measure_seed(CONFIGS["smoke"], 0)  # 32 members, 32 hold-outs
+    assert largest[0] == 10

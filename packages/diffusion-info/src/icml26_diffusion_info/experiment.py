@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 from icml26_shared import Claim, Experiment, derive, get_logger
 from icml26_shared import Config as BaseConfig
+from icml26_shared.records import DryRun
 
 log = get_logger("diffusion-info")
 
@@ -347,7 +348,56 @@ def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
     return metrics
 
 
-EXPERIMENT = Experiment(name="diffusion-info", configs=CONFIGS, claims=CLAIMS, measure=measure)
+def build(config: Config) -> DryRun:
+    """The dry run: the config's entropy-matching MLP on the 8x8 digits (bundled with scikit-learn: nothing to
+    download); the step is one Adam step of ``train_entropy_matching`` on a batch of the real digits.
+
+    Estimates: a forward pass costs 2 P flops per image, training 3 passes. Per seed and view (full, low-pass):
+    ``train_steps`` batches; the profile scores ``eval_images`` at ``eval_times`` times (conditional and
+    unconditional: 2 passes); CFG sampling draws 10 x ``sample_per_class`` images over ``sample_steps`` steps
+    with 2 passes, in 4 variants (full view only). The mixture's exact scores cost ~10 flops per sample, time,
+    class and dimension, for the samples and the reference samples."""
+    import torch
+
+    from .data import load_digits_dequantised
+    from .method import VPSchedule
+    from .networks import EntropyMatchingMLP, train_entropy_matching
+
+    model = EntropyMatchingMLP(64, 10, VPSchedule(), width=config.width)
+    parameters = sum(p.numel() for p in model.parameters())
+    views = 2
+    training = 6.0 * parameters * config.batch_size * config.train_steps * views
+    profile = 2 * 2.0 * parameters * config.eval_images * config.eval_times * views
+    sampling = 4 * 2 * 2.0 * parameters * 10 * config.sample_per_class * config.sample_steps
+    mixture = 10.0 * (config.gmm_samples + config.gmm_reference_samples) * config.gmm_times * config.gmm_classes
+    mixture *= config.gmm_dim
+    # per image in a batch: ~6 (width) activations per block kept for backward, 3 blocks, float32
+    per_image = 4.0 * 6 * 3 * config.width
+
+    def step(device: str) -> None:
+        x, labels = load_digits_dequantised(np.random.default_rng(0))
+        with torch.random.fork_rng():  # train_entropy_matching seeds torch's global generator
+            train_entropy_matching(
+                x, labels, 10, VPSchedule(), 0, steps=1, batch_size=config.batch_size, lr=config.lr,
+                p_uncond=config.p_uncond, width=config.width,
+            )  # fmt: skip
+
+    return DryRun(
+        summary=f"entropy-matching MLP (width {config.width}, 3 blocks) on 8x8 digits and their 4x4 low-pass, "
+        f"{config.train_steps} steps of batch {config.batch_size}; profiles on {config.eval_times} times; CFG "
+        f"sampling {10 * config.sample_per_class} images x {config.sample_steps} steps; {config.gmm_dim}-D mixture "
+        f"with {config.gmm_samples} samples; {len(config.seeds)} seeds",
+        parameters=parameters,
+        memory_bytes=16.0 * parameters + per_image * config.batch_size + 8.0 * config.gmm_reference_samples * 64,
+        flops=len(config.seeds) * (training + profile + sampling + mixture),
+        step=step,
+        step_memory_bytes=16.0 * parameters + per_image * config.batch_size,
+        step_cpu_seconds=6.0 * parameters * config.batch_size / 1e10,  # ~10 GFLOP/s on a CPU
+        devices=("cpu",),  # train_entropy_matching keeps its tensors on the CPU
+    )
+
+
+EXPERIMENT = Experiment(name="diffusion-info", configs=CONFIGS, claims=CLAIMS, measure=measure, build=build)
 
 
 def run(config: Config | str = "quick", out_dir: Path | None = None):

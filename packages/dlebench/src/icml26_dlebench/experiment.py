@@ -25,6 +25,7 @@ from icml26_shared import (
     save_figure,
 )
 from icml26_shared import Config as BaseConfig
+from icml26_shared.records import DryRun
 
 from .data import SMALL_AREA, check_area_range
 
@@ -105,16 +106,18 @@ CLAIMS = [
 def judge_benchmark(config: Config, seed: int, regime: str) -> dict[str, float]:
     """Build one benchmark, edit it with every editor, score every edit in every mode; the agreements."""
     from .baselines import classic_metrics
-    from .data import build_benchmark
+    from .data import iter_benchmark
     from .editors import EDITORS, apply_edit, ground_truth
     from .method import MetricJudge, agreement
 
     area = config.small_area if regime == "small" else config.large_area
-    items = build_benchmark(config.per_type, config.size, area, derive(seed, "benchmark", regime))
+    items = iter_benchmark(config.per_type, config.size, area, derive(seed, "benchmark", regime))  # one at a time
     judge = MetricJudge(view_size=config.view_size, area_scale=float(np.mean(area)))
     rng = np.random.default_rng(derive(seed, "editors", regime))
-    human, judged, classic = [], {m: [] for m in MODES}, []
+    human, judged, classic, area_ratios, types = [], {m: [] for m in MODES}, [], [], []
     for item in items:
+        area_ratios.append(item.area_ratio)
+        types.append(item.instruction.type)
         for editor in EDITORS:
             edit = editor.sample(rng)
             edited = apply_edit(item, edit, rng)
@@ -125,7 +128,7 @@ def judge_benchmark(config: Config, seed: int, regime: str) -> dict[str, float]:
                 classic.append(classic_metrics(item, edited))
     human = np.asarray(human, dtype=float)
     truth = {"if": human[:, 0], "vc": human[:, 1], "overall": human.mean(1)}
-    out: dict[str, float] = {f"{regime}_area_mean": float(np.mean([it.area_ratio for it in items]))}
+    out: dict[str, float] = {f"{regime}_area_mean": float(np.mean(area_ratios))}
     n_editors = len(EDITORS)
     for mode in MODES:
         s = np.asarray(judged[mode], dtype=float)
@@ -134,7 +137,7 @@ def judge_benchmark(config: Config, seed: int, regime: str) -> dict[str, float]:
             out[f"rho_{regime}_{mode}_{c}"] = agreement(scores[c], truth[c])
         out[f"agreement_{regime}_{mode}"] = (out[f"rho_{regime}_{mode}_if"] + out[f"rho_{regime}_{mode}_vc"]) / 2
         if regime == "small":  # IF agreement per instruction type (items are grouped by type)
-            kinds = np.repeat([it.instruction.type for it in items], n_editors)
+            kinds = np.repeat(types, n_editors)
             for kind in dict.fromkeys(kinds):
                 out[f"rho_small_{mode}_if_{kind}"] = agreement(scores["if"][kinds == kind], truth["if"][kinds == kind])
         per_editor = scores["overall"].reshape(-1, n_editors).mean(0)
@@ -202,7 +205,49 @@ def _figure(out: dict[str, list[float]], out_dir: Path) -> None:
     save_figure(fig, out_dir / "dlebench_agreement.png")
 
 
-EXPERIMENT = Experiment(name="dlebench", configs=CONFIGS, claims=CLAIMS, measure=measure)
+# measured under load at 512 px: ~0.24 CPU s for one edit and its judgement in the 3 modes (numpy, scikit-image),
+# i.e. ~1000 flops per pixel at ~1 GFLOP/s, and ~0.3 CPU s to make an item
+FLOPS_PER_PIXEL, ITEM_SECONDS_PER_PIXEL = 1000.0, 0.3 / 512**2
+
+
+def build(config: Config) -> DryRun:
+    """The dry run: the config's procedural benchmark and offline metric judge (no network, nothing trained or
+    downloaded: the photos ship with scikit-image); the step is one evaluation batch, one small-target item of
+    the first instruction type at the config's size, edited by all seven editors and judged in the three modes.
+
+    Estimates: seeds x 2 regimes x 7 types x ``per_type`` items, each edited by 7 editors; an edit and its three
+    judgements cost ~``FLOPS_PER_PIXEL`` flops per pixel (measured, see above). Memory per worker: one item at a
+    time (source, reference, photo and edits: ~6 float64 RGB images) and the scores."""
+    from .data import INSTRUCTION_TYPES, make_item
+    from .editors import EDITORS, apply_edit
+    from .method import MetricJudge
+
+    pixels = config.size**2
+    edits = len(config.seeds) * len(REGIMES) * len(INSTRUCTION_TYPES) * config.per_type * len(EDITORS)
+    per_worker = 6 * 8.0 * 3 * pixels + 8.0 * 8 * edits / len(config.seeds)
+
+    def step(device: str) -> None:
+        rng = np.random.default_rng(0)
+        item = make_item(INSTRUCTION_TYPES[0], config.size, config.small_area, rng)
+        judge = MetricJudge(view_size=config.view_size, area_scale=float(np.mean(config.small_area)))
+        for editor in EDITORS:
+            judge.score_modes(item, apply_edit(item, editor.sample(rng), rng))
+
+    return DryRun(
+        summary=f"{len(config.seeds)} seeds x 2 benchmarks (small, large targets) of {len(INSTRUCTION_TYPES)} x "
+        f"{config.per_type} items at {config.size} px, {len(EDITORS)} simulated editors, metric judge in "
+        f"{len(MODES)} modes at {config.view_size} px, {config.workers} workers; the step judges one item",
+        parameters=0,  # the judge is a fixed metric: nothing is trained
+        memory_bytes=config.workers * per_worker,
+        flops=FLOPS_PER_PIXEL * pixels * edits,
+        step=step,
+        step_memory_bytes=per_worker,
+        step_cpu_seconds=(FLOPS_PER_PIXEL * pixels * len(EDITORS)) / 1e9 + ITEM_SECONDS_PER_PIXEL * pixels,
+        devices=("cpu",),  # numpy and scikit-image
+    )
+
+
+EXPERIMENT = Experiment(name="dlebench", configs=CONFIGS, claims=CLAIMS, measure=measure, build=build)
 
 
 def run(config: Config | str = "quick", out_dir: Path | None = None):

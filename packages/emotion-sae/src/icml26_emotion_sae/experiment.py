@@ -28,6 +28,7 @@ from icml26_shared import (
     save_figure,
 )
 from icml26_shared import Config as BaseConfig
+from icml26_shared.records import DryRun
 
 TARGETS = ("happy", "angry", "sad")  # the emotions induced / suppressed (neutral is the reference)
 
@@ -363,7 +364,63 @@ def _figure(out: dict[str, list[float]], config: Config, out_dir: Path) -> None:
     save_figure(fig, out_dir / "emotion_sae_claims.png")
 
 
-EXPERIMENT = Experiment(name="emotion-sae", configs=CONFIGS, claims=CLAIMS, measure=measure)
+def build(config: Config) -> DryRun:
+    """The dry run: the config's TTS backbone and top-k SAE (the speech is synthesised: nothing to download);
+    the step is one AdamW step of ``train_tts`` on one batch of ``tts_batch`` generated utterances (tokenised
+    by k-means with the config's ``n_tokens`` fit on that batch's frames, not the 50000-frame fit of a run),
+    then one Adam step of ``train_sae`` on their residuals at the hooked layer.
+
+    Estimates: a forward pass costs 2 P flops per token, training 3 passes, over sequences of
+    ``PROMPT_LEN + MAX_FRAMES + 1`` tokens; the SAE's dense encoder and decoder cost 6 P_sae per row. Each
+    generated utterance costs one forward pass over its sequence (KV cache); per seed: the unsteered test set,
+    and per target emotion the validation sweep (2 steerings x alphas) and 7 test conditions."""
+    import torch
+
+    from .backbone import PROMPT_LEN, TinyTTS, train_tts
+    from .data import EMOTIONS, MAX_FRAMES, SemanticTokenizer
+    from .method import TopKSAE, train_sae
+    from .pipeline import corpus_states, make_corpus, sequences
+
+    tts = TinyTTS(config.n_tokens, config.d_model, config.n_layers, config.n_heads)
+    sae = TopKSAE(config.d_model, config.d_sae, config.k, torch.Generator().manual_seed(0))
+    p_tts, p_sae = (sum(p.numel() for p in m.parameters()) for m in (tts, sae))
+    tokens = PROMPT_LEN + MAX_FRAMES + 1
+    targets = len(EMOTIONS) - 1
+    generated = config.n_test + targets * (2 * len(config.alphas) * config.n_val + 7 * config.n_test)
+    per_seed = (
+        6.0 * p_tts * tokens * config.tts_batch * config.tts_steps
+        + 6.0 * p_sae * config.sae_batch * config.sae_steps
+        + 2.0 * p_tts * tokens * (generated + 4 * config.n_analysis_texts)
+    )
+    # activations kept for backward per sequence: ~16 (tokens, d) tensors and a (heads, tokens, tokens) map per block
+    per_sequence = 4.0 * config.n_layers * (16 * tokens * config.d_model + config.n_heads * tokens**2)
+    states = 4.0 * 4 * config.n_analysis_texts * tokens * config.d_model  # the analysis corpus' residuals
+
+    def step(device: str) -> None:
+        corpus = make_corpus(max(1, config.tts_batch // len(EMOTIONS)), np.random.default_rng(0))
+        corpus.tokenize(SemanticTokenizer.fit(np.concatenate(corpus.frames), config.n_tokens, 0))
+        g = torch.Generator().manual_seed(0)
+        train_tts(tts, sequences(tts, corpus), 1, config.tts_batch, config.tts_lr, g)
+        h, mask = corpus_states(tts.eval(), corpus, config.layer)
+        train_sae(sae, h[mask], 1, config.sae_batch, config.sae_lr, g)
+
+    return DryRun(
+        summary=f"TTS transformer (d {config.d_model}, {config.n_layers} layers, {config.n_tokens} semantic tokens, "
+        f"{tokens}-token sequences), {config.tts_steps} steps of batch {config.tts_batch}; top-{config.k} SAE "
+        f"{config.d_model} -> {config.d_sae} at layer {config.layer}, {config.sae_steps} steps; "
+        f"{4 * config.n_train_texts} training utterances, {len(config.seeds)} seeds, {config.workers} workers",
+        parameters=p_tts + p_sae,
+        memory_bytes=config.workers * (16.0 * (p_tts + p_sae) + per_sequence * config.tts_batch + 2 * states),
+        flops=per_seed * len(config.seeds),
+        step=step,
+        step_memory_bytes=16.0 * (p_tts + p_sae) + per_sequence * config.tts_batch,
+        # one TTS and one SAE step at ~10 GFLOP/s, + ~1 CPU s for the k-means tokenizer of the batch
+        step_cpu_seconds=(6.0 * p_tts * tokens * config.tts_batch + 6.0 * p_sae * config.sae_batch) / 1e10 + 1.0,
+        devices=("cpu",),  # the pipeline keeps its tensors on the CPU
+    )
+
+
+EXPERIMENT = Experiment(name="emotion-sae", configs=CONFIGS, claims=CLAIMS, measure=measure, build=build)
 
 
 def run(config: Config | str = "quick", out_dir: Path | None = None):

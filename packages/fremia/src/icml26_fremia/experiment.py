@@ -28,10 +28,13 @@ from icml26_shared import (
     save_figure,
 )
 from icml26_shared import Config as BaseConfig
+from icml26_shared.records import DryRun, fashion_mnist_missing
 
 ATTACK_NAMES = ("naive", "secmi", "pia")  # = baselines.ATTACKS, without importing torch
 DENOISERS = ("mlp", "unet")
 METRICS = ("auc", "tpr_at_1fpr", "asr", "advantage")
+# images per call of an attack: the paper's 30000 members in one UNet call need tens of GB of activations
+ATTACK_BATCH = 1000
 
 
 @dataclass(frozen=True)
@@ -162,6 +165,17 @@ def trained_denoiser(config: Config, seed: int, members):
     return model.eval()
 
 
+def _attack_pair(pair, model, images, a_bar, t: int, generator):
+    """``pair(model, images, ...)`` (an attack of ``baselines.PAIRS``) on chunks of ``ATTACK_BATCH`` images, the
+    (target, prediction) tensors concatenated: one call, as before, where the images fit in one chunk."""
+    import torch
+
+    chunks = [
+        pair(model, images[i : i + ATTACK_BATCH], a_bar, t, generator) for i in range(0, len(images), ATTACK_BATCH)
+    ]
+    return tuple(torch.cat(parts) for parts in zip(*chunks, strict=True))
+
+
 def measure_seed(config: Config, seed: int) -> dict[str, float | list[float]]:
     """Everything one seed measures: per-attack metrics without/with the filter, gains, correlations, and
     the AUC of the score restricted to the kept (``lowband``) or the attenuated (``highband``) frequencies."""
@@ -184,7 +198,7 @@ def measure_seed(config: Config, seed: int) -> dict[str, float | list[float]]:
     out: dict[str, float | list[float]] = {}
     generator = torch.Generator().manual_seed(derive(seed, "attack_noise"))
     for attack in ATTACK_NAMES:
-        pairs = [PAIRS[attack](model, x, a_bar, config.t, generator) for x in (members, holdouts)]
+        pairs = [_attack_pair(PAIRS[attack], model, x, a_bar, config.t, generator) for x in (members, holdouts)]
         variants = {"plain": (False, config.tau, config.s), "filter": (True, config.tau, config.s)}
         variants["lowband"] = (True, config.tau, 0.0)  # only the kept square (s = 0)
         variants |= {f"tau{tau}": (True, tau, config.s) for tau in config.tau_sweep}
@@ -249,7 +263,66 @@ def _figure(out: dict[str, list[float]], config: Config, out_dir: Path) -> None:
     save_figure(fig, out_dir / "filter_gain.png")
 
 
-EXPERIMENT = Experiment(name="fremia", configs=CONFIGS, claims=CLAIMS, measure=measure)
+# forward flops of the paper's UNet (block widths 128, 256, 256, 256) on one 32 x 32 image, counted with
+# torch.utils.flop_counter.FlopCounterMode; it scales with width^2 and the number of pixels
+UNET_FLOPS_128_32 = 12.43e9
+DRY_RUN_BATCH = 1  # images in the dry run's CPU step: one training image costs ~37 GFLOP through the UNet
+
+
+def build(config: Config) -> DryRun:
+    """The dry run: the config's denoiser (the paper's DDPM UNet, 35.7 M parameters); the step is one Adam step of
+    ``train_denoiser`` on ``DRY_RUN_BATCH`` member images at the config's size (small by design: the paper's
+    batch of 128 is ~4.8 TFLOP), Fashion-MNIST or stand-in images of that shape when it is missing.
+
+    Estimates: training costs 3 forward passes per image for ``train_steps`` batches; the attacks evaluate every
+    member and hold-out image with 5 forward passes (naive 1, SecMI 2, PIA 2); the MLP's forward pass costs
+    2 P flops per image. Memory: the image pool, the model's weights, gradients and Adam moments, and the UNet's
+    activations (~40 MB per training image at 32 x 32, width 128, measured under load) for one batch."""
+    import torch
+
+    from .data import fashion_mnist_images
+    from .denoiser import train_denoiser
+
+    model = _denoiser(config)
+    parameters = sum(p.numel() for p in model.parameters())
+    if config.denoiser == "unet":
+        forward = UNET_FLOPS_128_32 * (config.width / 128) ** 2 * (config.image_size / 32) ** 2
+        per_image = 40e6 * (config.width / 128) * (config.image_size / 32) ** 2
+    else:
+        forward, per_image = 2.0 * parameters, 4.0 * 4 * config.width
+    per_seed = 3 * forward * config.batch_size * config.train_steps + 5 * forward * (
+        config.n_members + config.n_holdout
+    )
+    pool = 4.0 * config.n_pool * config.image_size**2
+    batch = min(DRY_RUN_BATCH, config.batch_size)
+    missing = fashion_mnist_missing()
+
+    def step(device: str) -> None:
+        if missing:  # stand-in images of the real shape
+            members = torch.rand(
+                batch, 1, config.image_size, config.image_size, generator=torch.Generator().manual_seed(0)
+            )
+        else:
+            members = torch.from_numpy(fashion_mnist_images(max(2, batch), config.image_size))[:batch]
+        train_denoiser(model, members, 1, 0, config.lr, batch)
+
+    return DryRun(
+        summary=f"{config.denoiser} DDPM denoiser (width {config.width}) on {config.image_size}x{config.image_size} "
+        f"Fashion-MNIST, {config.train_steps} steps of batch {config.batch_size} on {config.n_members} members; 3 "
+        f"attacks on {config.n_members} + {config.n_holdout} images; {len(config.seeds)} seeds; the step trains on "
+        f"{batch} image(s)",
+        parameters=parameters,
+        memory_bytes=pool + 16.0 * parameters + per_image * max(config.batch_size, ATTACK_BATCH / 3),
+        flops=per_seed * len(config.seeds),
+        step=step,
+        step_memory_bytes=16.0 * parameters + per_image * batch,
+        step_cpu_seconds=3 * forward * batch / 1e10,  # ~10 GFLOP/s on a CPU
+        missing=missing,
+        devices=("cpu",),  # train_denoiser and the attacks keep their tensors on the CPU
+    )
+
+
+EXPERIMENT = Experiment(name="fremia", configs=CONFIGS, claims=CLAIMS, measure=measure, build=build)
 
 
 def run(config: Config | str = "quick", out_dir: Path | None = None):

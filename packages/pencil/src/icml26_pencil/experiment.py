@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from icml26_shared import Claim, Experiment, derive, get_logger, new_figure, save_figure
+from icml26_shared import Claim, Experiment, cache_dir, check_int, derive, fail, get_logger, new_figure, save_figure
 from icml26_shared import Config as BaseConfig
+from icml26_shared.records import DryRun, manifest_missing
 
 log = get_logger("pencil")
 
@@ -58,6 +59,20 @@ class Config(BaseConfig):
     gcn_lr: float = 1e-2
     hits_k: int = 100
 
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for prefix in ("cn_", ""):
+            depth = check_int(f"{prefix}depth", getattr(self, f"{prefix}depth"), 1)
+            k = check_int(f"{prefix}neighbors", getattr(self, f"{prefix}neighbors"), 1)
+            bound = 2 * sum(k**hop for hop in range(depth + 1))  # two seeds, each with k nodes per node per hop
+            if check_int(f"{prefix}max_nodes", getattr(self, f"{prefix}max_nodes"), 2) < bound:
+                raise fail(
+                    f"{prefix}max_nodes",
+                    getattr(self, f"{prefix}max_nodes"),
+                    f">= 2 (1 + k + ... + k^depth) = {bound}, the largest {depth}-hop sample with k={k} "
+                    "neighbours (tokenize refuses a larger one)",
+                )
+
 
 CONFIGS = {
     "smoke": Config(
@@ -83,7 +98,7 @@ CONFIGS = {
         cn_n=2708,
         cn_depth=2,
         cn_neighbors=20,
-        cn_max_nodes=256,
+        cn_max_nodes=842,  # 2 (1 + 20 + 400): the official vocabulary; 256 refused ~100 hub samples per seed
         cn_d=256,
         cn_ffn=512,
         cn_epochs=200,
@@ -91,7 +106,7 @@ CONFIGS = {
         cn_batch=256,
         datasets=("cora", "citeseer"),
         neighbors=20,
-        max_nodes=256,
+        max_nodes=842,  # the official run_lp.py vocabulary for 2 hops x 20
         d=512,
         layers=8,
         heads=8,
@@ -279,7 +294,79 @@ def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
     return values
 
 
-EXPERIMENT = Experiment(name="pencil", configs=CONFIGS, claims=CLAIMS, measure=measure)
+DRY_RUN_PAIRS = 2  # link pairs in the dry run's CPU step (the paper's batch of 2048 is ~250 TFLOP)
+
+
+def _planetoid_missing(name: str):
+    """The raw Planetoid files of ``name`` a run would download: none once icml26-shared has cached the graph."""
+    if (cache_dir() / "cached" / f"shared/planetoid-{name}-v1.safetensors").is_file():
+        return ()
+    return manifest_missing(f"planetoid/ind.{name}.")
+
+
+def build(config: Config) -> DryRun:
+    """The dry run: the config's link-prediction PENCIL; the step is ``train_link`` for one epoch of
+    ``DRY_RUN_PAIRS`` pairs (one positive, one negative: one AdamW step; small by design) on the training graph
+    of the first data set's split, or a generated power-law cluster graph of Cora's size when its files are
+    missing (the files of every data set a run would download are named).
+
+    Estimates: a forward pass costs 2 P flops per token plus 4 L^2 d per layer for attention, over sequences of
+    L ~ 200 tokens (the largest 2-hop x 20 sample of Cora is 186 nodes); training is 3 passes over 2 pairs per
+    training edge and epoch (Cora 85 % of 5278 edges); the test scores 2 x 10 % of the edges. The CN study
+    trains its 1-layer model on 80 % of ~2 x (m n) pairs. The GCN baselines are small beside it (not counted)."""
+    import torch
+
+    from .data import powerlaw_cluster_edges, split_edges
+    from .method import Pencil, Sampling, Training, train_link
+
+    with torch.random.fork_rng():  # a dry run leaves torch's global generator as it was
+        model = Pencil(config.max_nodes, config.d, config.layers, config.heads, config.ffn, config.mp_residual)
+        cn_model = Pencil(config.cn_max_nodes, config.cn_d, 1, config.cn_heads, config.cn_ffn, config.mp_residual)
+    P, P_cn = model.num_parameters(), cn_model.num_parameters()
+    L, width = 200, 2 * config.max_nodes + 2
+
+    def forward(params: int, d: int, layers: int) -> float:
+        return 2.0 * params * L + 4.0 * L**2 * d * layers + 2.0 * L * width * d  # + the fixed projection
+
+    edges = 5278 * len(config.datasets)  # Cora's edge count for each data set [INF for CiteSeer: 4552]
+    pairs = 2 * 0.85 * edges if config.pairs_per_epoch == 0 else 2 * config.pairs_per_epoch * len(config.datasets)
+    link = (
+        3 * forward(P, config.d, config.layers) * pairs * config.epochs
+        + forward(P, config.d, config.layers) * 0.2 * edges
+    )
+    cn_pairs = 2 * config.cn_m * config.cn_n
+    cn = 3 * forward(P_cn, config.cn_d, 1) * 0.8 * cn_pairs * config.cn_epochs
+    # per pair kept for backward: the tokens (L, width) and ~12 (L, d) tensors and the (heads, L, L) maps per layer
+    per_pair = 4.0 * (L * width + config.layers * (12 * L * config.d + config.heads * L**2))
+    missing = {name: _planetoid_missing(name) for name in config.datasets if name != "plc"}
+
+    def step(device: str) -> None:
+        if missing.get(config.datasets[0], True):  # generated ("plc") or missing: a graph of Cora's size
+            n, graph_edges = 2708, powerlaw_cluster_edges(2708, 2, 0.6, 0)  # ~5400 edges; Cora has 5278
+        else:
+            graph_edges, n = link_edges(config.datasets[0], 0)
+        graph = split_edges(graph_edges, n, 0).train
+        training = Training(epochs=1, batch_size=DRY_RUN_PAIRS, lr=config.lr, pairs_per_epoch=DRY_RUN_PAIRS // 2)
+        with torch.random.fork_rng():
+            train_link(model, graph, Sampling(config.depth, config.neighbors, config.max_nodes), training, 0)
+
+    return DryRun(
+        summary=f"PENCIL (d {config.d}, {config.layers} layers, {config.heads} heads, FFN {config.ffn}, "
+        f"{config.max_nodes} IDs) on {', '.join(config.datasets)}, {config.depth} hops x {config.neighbors}, "
+        f"{config.epochs} epochs of batch {config.batch}; CN study d {config.cn_d} on {config.cn_n} nodes; "
+        f"{len(config.seeds)} seeds; the step trains on {DRY_RUN_PAIRS} pairs",
+        parameters=P + P_cn,
+        memory_bytes=16.0 * P + per_pair * config.batch,
+        flops=(link + cn) * len(config.seeds),
+        step=step,
+        step_memory_bytes=16.0 * P + per_pair * DRY_RUN_PAIRS,
+        step_cpu_seconds=3 * forward(P, config.d, config.layers) * DRY_RUN_PAIRS / 1e10,  # ~10 GFLOP/s
+        missing=tuple(m for entries in missing.values() for m in entries),
+        devices=("cpu",),  # the sampler and the training loop keep their tensors on the CPU
+    )
+
+
+EXPERIMENT = Experiment(name="pencil", configs=CONFIGS, claims=CLAIMS, measure=measure, build=build)
 
 
 def run(config: Config | str = "quick", out_dir: Path | None = None):

@@ -27,6 +27,7 @@ from icml26_shared import (
     save_figure,
 )
 from icml26_shared import Config as BaseConfig
+from icml26_shared.records import DryRun, Missing
 
 # names as in data.VARIABLES / BEIJING_STATIONS, repeated here so that listing papers does not import pandas
 VARIABLE_NAMES = ("TEMP", "PRES", "DEWP", "RAIN", "U", "V")
@@ -416,7 +417,93 @@ def _figure(out: dict[str, list[float]], out_dir: Path) -> None:
     save_figure(fig, out_dir / "physicsformer_lead_mae.png")
 
 
-EXPERIMENT = Experiment(name="physicsformer", configs=CONFIGS, claims=CLAIMS, measure=measure)
+WEATHER5K_STATIONS, WEATHER5K_HOURS = 5672, 87648  # 2014-01-01 .. 2023-12-31, hourly
+# [INF] the unzipped station files: 5672 CSVs x 87648 rows x ~45 bytes (DATE and five values)
+WEATHER5K_BYTES = 22_000_000_000
+DRY_RUN_BATCH = 64  # windows in the dry run's CPU step (the paper's 1024 through the transformer: ~17 s)
+
+
+def _weather5k_missing(config: Config) -> tuple[Missing, ...]:
+    """WEATHER-5K, named with every place ``weather5k_root`` looks, when it is not there."""
+    from icml26_shared.records import data_locations
+
+    from .weather5k import WEATHER5K_FOLDER, WEATHER5K_SOURCE, weather5k_root
+
+    try:
+        weather5k_root(config.data_root or None)
+    except FileNotFoundError:
+        places = [config.data_root] if config.data_root else data_locations(WEATHER5K_FOLDER)
+        name = "WEATHER-5K (global_weather_stations/*.csv, percentile.json)"
+        return (Missing(name, " or ".join(map(str, places)), WEATHER5K_SOURCE, WEATHER5K_BYTES),)
+    return ()
+
+
+def build(config: Config) -> DryRun:
+    """The dry run of the WEATHER-5K (``paper``) config: the three learned per-station models at the config's size;
+    the step is one Adam step of ``training.train`` for each on ``DRY_RUN_BATCH`` windows (small by design) of
+    stand-in WEATHER-5K values of the real shapes (x (B, 48, 1, 5), y (B, 72, 1, 5)): the training split of every
+    station is ~8 GB, not one step's data, so the stand-in is used whether or not the data set is here.
+    The Beijing configs (quick) have no paper-size model: they are the miniature.
+
+    Estimates: forward flops per window counted by ``torch.utils.flop_counter`` on one window; training 3 passes
+    x ``batch_size`` x ``steps`` per model; scoring the val and test windows (every ``test_stride`` hours per
+    station). Memory per worker: the three splits as float32 (N stations, T hours, 5)."""
+    import torch
+    from torch.utils.flop_counter import FlopCounterMode
+
+    from .training import train
+    from .weather5k import WEATHER5K_SPLITS, Weather5KSplit, time_marks
+
+    if config.dataset != "weather5k":
+        return DryRun(
+            summary=f"the {config.dataset} miniature: no paper-size model",
+            parameters=0,
+            memory_bytes=0.0,
+            flops=0.0,
+            skip="the paper-size run is the weather5k data set; this config is the miniature",
+        )
+    learned = [name for name in STATION_MODELS if name != "persistence"]
+    models = {name: _build_station(name, config) for name in learned}
+    parameters = sum(p.numel() for m in models.values() for p in m.parameters())
+    C = len(WEATHER5K_VARIABLE_NAMES)
+    forward = 0.0
+    for model in models.values():
+        with FlopCounterMode(display=False) as counter:
+            model(torch.zeros(1, config.seq_len, 1, C))
+        forward += counter.get_total_flops()  # the three models, one window each
+    windows = 2 * WEATHER5K_STATIONS * 8760 / config.test_stride  # val and test, one start every test_stride hours
+    per_seed = 3 * forward * config.batch_size * config.steps + forward * windows
+    # activations kept for backward per window: ~24 (seq_len, d_model) tensors per layer, float32
+    per_window = 4.0 * 24 * config.seq_len * config.d_model * config.n_layers
+    data = 4.0 * WEATHER5K_STATIONS * WEATHER5K_HOURS * C
+
+    def step(device: str) -> None:
+        first = np.datetime64(WEATHER5K_SPLITS["train"][0], "h")
+        times = first + np.arange(config.seq_len + config.pred_len + DRY_RUN_BATCH)
+        rng = np.random.default_rng(0)
+        values = rng.standard_normal((4, len(times), C)).astype(np.float32)  # 4 stand-in stations, standardised
+        split = Weather5KSplit(values, time_marks(times), times, tuple(f"S{i}" for i in range(4)), config.seq_len,
+                               config.label_len, config.pred_len)  # fmt: skip
+        for name, model in models.items():
+            train(model, split, 1, min(DRY_RUN_BATCH, config.batch_size), config.lr, derive(0, "batches", name))
+
+    return DryRun(
+        summary=f"WEATHER-5K per-station models ({', '.join(learned)}; d {config.d_model}, {config.n_layers} layers, "
+        f"{config.n_heads} heads) on {WEATHER5K_STATIONS} stations, {config.steps} steps of batch {config.batch_size}, "
+        f"{config.seq_len} h in, {config.pred_len} h out; {len(config.seeds)} seeds, {config.workers} workers; the "
+        f"step trains each on {min(DRY_RUN_BATCH, config.batch_size)} stand-in windows",
+        parameters=parameters,
+        memory_bytes=config.workers * (data + 16.0 * parameters + per_window * config.batch_size),
+        flops=per_seed * len(config.seeds),
+        step=step,
+        step_memory_bytes=16.0 * parameters + per_window * DRY_RUN_BATCH,
+        step_cpu_seconds=3 * forward * DRY_RUN_BATCH / 1e10,  # ~10 GFLOP/s
+        missing=_weather5k_missing(config),
+        devices=("cpu",),  # training.train keeps its tensors on the CPU
+    )
+
+
+EXPERIMENT = Experiment(name="physicsformer", configs=CONFIGS, claims=CLAIMS, measure=measure, build=build)
 
 
 def run(config: Config | str = "quick", out_dir: Path | None = None):

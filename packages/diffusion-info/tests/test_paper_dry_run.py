@@ -1,0 +1,9 @@
+"""The paper config can start: it builds, and its one step runs on CPU (or is skipped with the reason); data
+this machine lacks is named, with its size."""
+
+from icml26_diffusion_info.experiment import EXPERIMENT
+from icml26_shared.testing import check_paper_dry_run
+
+
+def test_paper_dry_run():
+    check_paper_dry_run(EXPERIMENT)
