@@ -1,53 +1,44 @@
-"""Decision latency per focus sweep: CEN vs the classic focus measures, as ratios to Tenengrad.
+"""Decision latency per focus sweep: CEN vs each classic focus measure, as ratios measured in one run.
 
 One simulated sweep (41 positions, 96 x 96 pixels, 32-frame spike blocks). Each method goes from the spike
 blocks to a focus decision (CEN: spectra, 7 bounded centroids, selection, near-max centroid; a measure: TFP
 frames, the score of every frame, argmax). All methods are timed in the same process, interleaved round by
-round, and the median over rounds is reported, so background load affects every method alike.
+round (3 decisions per round), and the median over rounds is reported, so background load affects every
+method alike. The ratio is the measure's time / CEN's (> 1: CEN decides faster).
 
-    python packages/cen-autofocus/benchmarks/bench_latency.py [--rounds 30] [--size 96]
+Run: python packages/cen-autofocus/benchmarks/bench_latency.py [--tiny] [--out results]
 """
 
-import argparse
-import statistics
-import time
+from __future__ import annotations
 
 import numpy as np
 from icml26_cen_autofocus import FOCUS_MEASURES, SweepSpec, cen_autofocus, focus_curve, scene, simulate_sweep
+from icml26_shared.bench import Benchmark, Case, bench_main, interleaved_seconds
+
+SIZE, ROUNDS, REPEATS = 96, 30, 3
+TINY_SIZE, TINY_ROUNDS, TINY_REPEATS = 24, 1, 1  # 24 px: the smallest bound 0.06 holds a frequency
 
 
-def seconds(fn, repeats: int) -> float:
-    start = time.perf_counter()
-    for _ in range(repeats):
-        fn()
-    return (time.perf_counter() - start) / repeats
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=30)
-    parser.add_argument("--repeats", type=int, default=3, help="decisions per round")
-    parser.add_argument("--size", type=int, default=96)
-    args = parser.parse_args()
+def run(tiny: bool) -> Benchmark:
+    """Time CEN and every focus measure on the same sweep, interleaved; one case per measure."""
+    size, rounds, repeats = (TINY_SIZE, TINY_ROUNDS, TINY_REPEATS) if tiny else (SIZE, ROUNDS, REPEATS)
     rng = np.random.default_rng(0)
     spec = SweepSpec(n_positions=41, k_focus=17.3, n_frames=32)
-    blocks = simulate_sweep(scene("camera", args.size, rng), spec, rng)
+    blocks = simulate_sweep(scene("camera", size, rng), spec, rng)
     methods = {"CEN": lambda: cen_autofocus(blocks).k_star}
     for name in FOCUS_MEASURES:
         methods[name] = lambda name=name: int(np.argmax(focus_curve(blocks, name, spec.n_frames)))
-    times: dict[str, list[float]] = {m: [] for m in methods}
     for fn in methods.values():  # warm-up
         fn()
-    for _ in range(args.rounds):
-        for m, fn in methods.items():
-            times[m].append(seconds(fn, args.repeats))
-    base = statistics.median(times["tenengrad"])
-    print(f"sweep: 41 positions x {args.size}^2 px, median of {args.rounds} rounds")
-    print(f"{'method':<22} {'ms/sweep':>9} {'ratio vs Tenengrad':>19}")
-    for m in methods:
-        median = statistics.median(times[m])
-        print(f"{m:<22} {1000 * median:9.2f} {median / base:19.2f}")
+    decisions = [lambda fn=fn: [fn() for _ in range(repeats)] for fn in methods.values()]
+    seconds = dict(zip(methods, (t / repeats for t in interleaved_seconds(decisions, rounds)), strict=True))
+    case = f"sweep 41 x {size}^2 px"
+    return Benchmark(
+        f"CEN (7 bounds) vs classic focus measures, seconds from a sweep's spike blocks to the focus decision, "
+        f"interleaved, median of {rounds} rounds",
+        tuple(Case(case, name, seconds["CEN"], seconds[name]) for name in FOCUS_MEASURES),
+    )
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(bench_main("cen-autofocus", run))

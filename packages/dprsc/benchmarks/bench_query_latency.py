@@ -1,20 +1,24 @@
 """Query latency: answering boxes from one release vs recounting triangles on each induced subgraph.
 
 The paper claims DPRSC is faster than the baselines; the recount is what every per-query mechanism
-(global or local sensitivity) must do for each query. Prints, per n, the one-off release time, the
-per-query latency of both paths and their ratio, all measured in this run.
+(global or local sensitivity) must do for each query. SBM graphs with 200-vertex blocks, n in {1000, 2000,
+4000, 8000}, 50 random boxes; each path timed once per n in this run. The ratio is the recount's time per
+query / the release's; the one-off release time and the triangle counts are in the notes.
 
-    python packages/dprsc/benchmarks/bench_query_latency.py [--sizes 1000 2000 4000 8000] [--queries 50]
+Run: python packages/dprsc/benchmarks/bench_query_latency.py [--tiny] [--out results]
 """
 
-import argparse
-import time
+from __future__ import annotations
 
 import networkx as nx
 import numpy as np
 from icml26_dprsc import occurrences, random_boxes, release, sbm_graph, triangle
+from icml26_shared.bench import Benchmark, Case, bench_main, best_seconds
 
 BLOCK = 200  # vertices per SBM block; the graph grows by adding blocks
+SIZES, QUERIES = (1000, 2000, 4000, 8000), 50
+TINY_SIZES, TINY_QUERIES = (400,), 5
+REPEATS = 1  # one timing per path, as measured since the first release: the recount dominates the run
 
 
 def recount(G, X, lo, hi) -> float:
@@ -26,29 +30,28 @@ def recount(G, X, lo, hi) -> float:
     return float(len(occurrences(sub, triangle())))
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 2000, 4000, 8000])
-    parser.add_argument("--queries", type=int, default=50)
-    parser.add_argument("--d", type=int, default=1)
-    args = parser.parse_args()
-    print(f"{'n':>6} {'triangles':>10} {'release s':>10} {'tree ms/q':>10} {'recount ms/q':>13} {'ratio':>8}")
-    for n in args.sizes:
-        G, X = sbm_graph(n, n // BLOCK, 0.1, 4.0 / n, args.d, 16, seed=0)
-        lo, hi = random_boxes(X, 16, args.queries, 0.05, np.random.default_rng(0))
-        start = time.perf_counter()
+def run(tiny: bool) -> Benchmark:
+    """Per n: seconds per query from the released tree vs from an exact recount of each box."""
+    sizes, queries = (TINY_SIZES, TINY_QUERIES) if tiny else (SIZES, QUERIES)
+    cases, built = [], []
+    for n in sizes:
+        G, X = sbm_graph(n, n // BLOCK, 0.1, 4.0 / n, 1, 16, seed=0)
+        lo, hi = random_boxes(X, 16, queries, 0.05, np.random.default_rng(0))
         private = release(G, X, eps=1.0, U=16, seed=0)
-        built = time.perf_counter() - start
-        start = time.perf_counter()
-        private.answer(lo, hi)
-        tree = (time.perf_counter() - start) / len(lo)
-        start = time.perf_counter()
-        for i in range(len(lo)):
-            recount(G, X, lo[i], hi[i])
-        exact = (time.perf_counter() - start) / len(lo)
-        timings = f"{built:>10.2f} {1e3 * tree:>10.3f} {1e3 * exact:>13.2f} {exact / tree:>7.0f}x"
-        print(f"{n:>6} {private.n_occurrences:>10} {timings}")
+        t_release = best_seconds(lambda G=G, X=X: release(G, X, eps=1.0, U=16, seed=0), REPEATS)
+        tree = best_seconds(lambda private=private, lo=lo, hi=hi: private.answer(lo, hi), REPEATS) / queries
+        exact = best_seconds(
+            lambda G=G, X=X, lo=lo, hi=hi: [recount(G, X, lo[i], hi[i]) for i in range(queries)], REPEATS
+        )
+        cases.append(Case(f"n={n}", "recount induced subgraph", tree, exact / queries))
+        built.append(f"n={n}: {private.n_occurrences} triangles, release {t_release:.2f} s")
+    return Benchmark(
+        f"DPRSC release's range tree vs an exact triangle recount per box, seconds per query ({queries} boxes, "
+        "SBM, d=1, U=16, eps=1)",
+        tuple(cases),
+        notes="one-off release: " + "; ".join(built),
+    )
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(bench_main("dprsc", run))

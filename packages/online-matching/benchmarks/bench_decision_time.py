@@ -1,11 +1,14 @@
-"""Decision time per arrival and fluid-LP solve time: coarsened policy vs the uncoarsened LP policy.
+"""Fluid-LP solve time and decision time per arrival: coarsened policy vs the uncoarsened LP policy.
 
-The paper reports less computation for the coarsened policy; this prints both times and their ratios, measured in
-one run on the quick config's instance size (n = 300 patients, T = 250 arrivals, K = 50 donor types).
-Run: python packages/online-matching/benchmarks/bench_decision_time.py
+The paper reports less computation for the coarsened policy; this times both, best of 5, in one run on the
+quick config's instance size (n = 300 patients, T = 250 arrivals, K = 50 donor types), at cluster sizes
+b = 20 and 60 against b = 1 (m = n clusters: the uncoarsened policy). The ratios are the uncoarsened time /
+the coarsened time (> 1: the coarsened policy is faster).
+
+Run: python packages/online-matching/benchmarks/bench_decision_time.py [--tiny] [--out results]
 """
 
-import time
+from __future__ import annotations
 
 import numpy as np
 from icml26_online_matching import (
@@ -19,42 +22,40 @@ from icml26_online_matching import (
     solve_fluid_lp,
 )
 from icml26_online_matching.experiment import CONFIGS
+from icml26_shared.bench import Benchmark, Case, bench_main, best_seconds
 
-REPEATS = 5
-
-
-def best_of(fn, repeats=REPEATS):
-    """Minimum wall time of ``repeats`` calls (the least disturbed by other load on the machine)."""
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
+FULL = {"config": "quick", "cluster_sizes": (20, 60), "repeats": 5}
+TINY = {"config": "smoke", "cluster_sizes": (4, 10), "repeats": 1}
 
 
-def main():
-    cfg = CONFIGS["quick"]
+def run(tiny: bool) -> Benchmark:
+    """Per cluster size b (and b = 1): best-of LP solve time and simulated decision time per arrival."""
+    size = TINY if tiny else FULL
+    cfg, repeats = CONFIGS[size["config"]], size["repeats"]
     rng = np.random.default_rng(0)
     types = learn_donor_types(sample_donors(cfg.n_history, rng), cfg.K)
     patients, donors = sample_patients(cfg.n, rng), sample_donors(cfg.T, rng)
     W, t_of = benefit(patients, donors, rng=rng), types.assign(donors)
     profile = benefit(patients, types.centroids).T
     lam = cfg.T * types.p
-    rows = {}
-    for b in (1, 20, 60):
+    times = {}
+    for b in (1, *size["cluster_sizes"]):
         c = coarsen(profile, m=round(cfg.n / b), p=types.p)
         policy = CoarsenedPolicy(c, types.p, cfg.T)
-        lp = best_of(lambda c=c: solve_fluid_lp(c.w_bar, c.b, lam))
-        run = best_of(lambda policy=policy: simulate(policy, W, t_of, np.random.default_rng(1)))
-        rows[b] = (c.m, lp, run / cfg.T)
-    print(
-        f"{'b':>4} {'m':>4} {'LP solve (ms)':>14} {'decision/arrival (us)':>22} {'LP ratio':>9} {'decision ratio':>15}"
+        lp = best_seconds(lambda c=c: solve_fluid_lp(c.w_bar, c.b, lam), repeats)
+        decisions = best_seconds(lambda policy=policy: simulate(policy, W, t_of, np.random.default_rng(1)), repeats)
+        times[b] = (c.m, lp, decisions / cfg.T)
+    cases = []
+    for b in size["cluster_sizes"]:
+        m, lp, decision = times[b]
+        cases.append(Case(f"LP solve, b={b} (m={m})", "uncoarsened LP solve (b=1)", lp, times[1][1]))
+        cases.append(Case(f"decision per arrival, b={b}", "uncoarsened decision (b=1)", decision, times[1][2]))
+    return Benchmark(
+        f"coarsened LP policy vs the uncoarsened one (b=1), seconds per fluid-LP solve and per arrival's decision, "
+        f"n={cfg.n} patients, T={cfg.T} arrivals, K={cfg.K} types, best of {repeats}",
+        tuple(cases),
     )
-    for b, (m, lp, dec) in rows.items():
-        print(f"{b:>4} {m:>4} {lp * 1e3:>14.2f} {dec * 1e6:>22.1f} {rows[1][1] / lp:>9.2f} {rows[1][2] / dec:>15.2f}")
-    print("ratios = uncoarsened (b = 1) time / coarsened time; > 1 means the coarsened policy is faster")
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(bench_main("online-matching", run))

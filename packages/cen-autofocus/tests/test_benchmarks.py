@@ -1,0 +1,12 @@
+"""The benchmark runs at its tiny size (its ratios mean nothing there), so that it cannot rot."""
+
+from pathlib import Path
+
+from icml26_cen_autofocus import FOCUS_MEASURES
+from icml26_shared.testing import check_benchmarks
+
+
+def test_benchmarks_run_at_tiny_size():
+    (record,) = check_benchmarks(Path(__file__).parents[1])
+    assert record.headlines.keys() == set(FOCUS_MEASURES) and len(record.cases) == len(FOCUS_MEASURES)
+    assert len({c["ours"] for c in record.cases}) == 1  # CEN measured once, against every measure

@@ -1,0 +1,12 @@
+"""The benchmark runs at its tiny size (its ratios mean nothing there), so that it cannot rot."""
+
+from pathlib import Path
+
+from icml26_shared.testing import check_benchmarks
+
+
+def test_benchmarks_run_at_tiny_size():
+    (record,) = check_benchmarks(Path(__file__).parents[1])
+    assert record.headlines.keys() == {"default.qubit", "lightning.qubit"}  # lightning comes through the lock
+    assert [c["case"] for c in record.cases] == ["k=1: n=9, 6 qubits"] * 2
+    assert record.notes.startswith("default.qubit / lightning.qubit: k=1 ")
