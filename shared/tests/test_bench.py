@@ -60,6 +60,9 @@ def test_timers_count_every_call():
     assert calls[4:] == ["a", "b"] * 3 and a >= 0 and b >= 0
     with pytest.raises(ValueError, match="repeats=0"):
         best_seconds(lambda: None, repeats=0)
+    ticks = iter(range(100))
+    assert best_seconds(lambda: None, repeats=2, clock=lambda: float(next(ticks))) == 1.0  # the clock given
+    assert Case("n=1", "exhaustive", ours=10, baseline=40, unit="evaluations").ratio == 4.0
 
 
 def test_bench_json_keeps_one_entry_per_script_and_the_report_reads_it(tmp_path):

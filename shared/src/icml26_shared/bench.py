@@ -28,7 +28,7 @@ from .cache import atomic_write_text
 from .records import environment, git_sha, load_average
 from .validation import check_int, fail
 
-LOWER_IS_BETTER = ("s", "ms", "B", "MB", "GB", "FLOP")
+LOWER_IS_BETTER = ("s", "ms", "B", "MB", "GB", "FLOP", "calls", "evaluations")
 HIGHER_IS_BETTER = ("tokens/s", "items/s", "steps/s", "queries/s")
 UNITS = LOWER_IS_BETTER + HIGHER_IS_BETTER
 
@@ -78,27 +78,30 @@ class Benchmark:
         return {k: math.exp(statistics.fmean(math.log(r) for r in v)) for k, v in by_baseline.items()}
 
 
-def best_seconds(fn: Callable[[], Any], repeats: int = 3) -> float:
-    """The fastest of ``repeats`` wall-clock timings of ``fn()`` (the least disturbed by other work)."""
+def best_seconds(fn: Callable[[], Any], repeats: int = 3, clock: Callable[[], float] = time.perf_counter) -> float:
+    """The fastest of ``repeats`` timings of ``fn()`` (the least disturbed by other work); ``clock`` is wall
+    time by default, ``time.process_time`` for this process's CPU time (steadier beside other work)."""
     check_int("repeats", repeats, 1)
     times = []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start = clock()
         fn()
-        times.append(time.perf_counter() - start)
+        times.append(clock() - start)
     return min(times)
 
 
-def interleaved_seconds(fns: Sequence[Callable[[], Any]], rounds: int = 5) -> list[float]:
-    """Median wall-clock seconds of each of ``fns``, timed in turn round after round, so that a change in
-    machine load during the run touches them all alike."""
+def interleaved_seconds(
+    fns: Sequence[Callable[[], Any]], rounds: int = 5, clock: Callable[[], float] = time.perf_counter
+) -> list[float]:
+    """Median seconds (``clock``, as in ``best_seconds``) of each of ``fns``, timed in turn round after round,
+    so that a change in machine load during the run touches them all alike."""
     check_int("rounds", rounds, 1)
     times: list[list[float]] = [[] for _ in fns]
     for _ in range(rounds):
         for fn, out in zip(fns, times, strict=True):
-            start = time.perf_counter()
+            start = clock()
             fn()
-            out.append(time.perf_counter() - start)
+            out.append(clock() - start)
     return [statistics.median(t) for t in times]
 
 
@@ -123,9 +126,11 @@ class BenchRecord:
 
 def table(bench: Benchmark) -> str:
     """The cases as a plain-text table, then each baseline's geometric-mean ratio."""
-    rows = [f"{'case':<28} {'against':<24} {'ours':>11} {'baseline':>11} {'unit':>8} {'ratio':>7}"]
+    w = max(len("case"), *(len(c.case) for c in bench.cases))
+    v = max(len("against"), *(len(c.against) for c in bench.cases))
+    rows = [f"{'case':<{w}} {'against':<{v}} {'ours':>11} {'baseline':>11} {'unit':>11} {'ratio':>7}"]
     for c in bench.cases:
-        rows.append(f"{c.case:<28} {c.against:<24} {c.ours:>11.4g} {c.baseline:>11.4g} {c.unit:>8} {c.ratio:>7.2f}")
+        rows.append(f"{c.case:<{w}} {c.against:<{v}} {c.ours:>11.4g} {c.baseline:>11.4g} {c.unit:>11} {c.ratio:>7.2f}")
     rows += [f"geometric mean ratio vs {k}: {v:.2f} (> 1: ours better)" for k, v in bench.headlines().items()]
     return "\n".join(rows)
 

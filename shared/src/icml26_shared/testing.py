@@ -242,7 +242,8 @@ def check_paper_dry_run(experiment: Any, *, data_may_be_missing: bool = False) -
 def check_benchmarks(package_dir: str | os.PathLike) -> list[Any]:
     """Run every ``benchmarks/bench_*.py`` of a package at its tiny size (``run(tiny=True)``), so that a
     benchmark cannot rot: each must return a Benchmark of finite ratios > 0. Returns their records; the
-    ratios of a tiny run mean nothing and are not checked against anything."""
+    ratios of a tiny run mean nothing and are not checked against anything. torch's thread count is put
+    back after each (a benchmark may pin it to one thread)."""
     import importlib.util
 
     from .bench import measure
@@ -256,7 +257,14 @@ def check_benchmarks(package_dir: str | os.PathLike) -> list[Any]:
         spec = importlib.util.spec_from_file_location(f"_bench_{root.name}_{script.stem}", script)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
-        _bench, record = measure(root.name, script.stem, module.run, tiny=True)
+        torch = sys.modules.get("torch")
+        threads = torch.get_num_threads() if torch is not None else None
+        try:
+            _bench, record = measure(root.name, script.stem, module.run, tiny=True)
+        finally:  # a benchmark that sets torch's threads must not leave them so for the tests after it
+            torch = sys.modules.get("torch")
+            if torch is not None and threads is not None:
+                torch.set_num_threads(threads)
         bad = [c for c in record.cases if not (math.isfinite(c["ratio"]) and c["ratio"] > 0)]
         assert not bad, f"{script.name}: ratios not finite and > 0: {bad}"
         records.append(record)
