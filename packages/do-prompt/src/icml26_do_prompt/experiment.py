@@ -17,12 +17,14 @@ from pathlib import Path
 import numpy as np
 from icml26_shared import (
     Claim,
+    DryRun,
     Experiment,
     check_choice,
     check_closed_interval,
     check_int,
     check_positive,
     derive,
+    fashion_mnist_missing,
     get_logger,
     new_figure,
     save_figure,
@@ -266,4 +268,69 @@ def _figure(metrics: dict[str, list[float]], out_dir: Path) -> None:
     save_figure(fig, out_dir / "accuracy.png")
 
 
-EXPERIMENT = Experiment(name="do-prompt", configs=CONFIGS, claims=CLAIMS, measure=measure)
+def build(config: Config) -> DryRun:
+    """The dry run: the frozen MiniLM text tower and a fresh image tower (float64, as the run builds them), the
+    config's few-shot set (stand-in foregrounds of the real shape where Fashion-MNIST is missing) and one
+    Do-Prompt training step on it (MaPLe host; clean and intervened prompt sets in one text-tower pass).
+
+    Estimates [INF]: a forward pass costs about 2 x parameters x tokens flops (the text tower without its
+    embedding table), a training step 3 times that; the run is the image tower's pretraining, then per seed
+    six learners' training and their scoring on four test sets. Memory: float64 weights, Adam's two moments
+    for the image tower, the stored stem tokens of every test image."""
+    import torch
+
+    from .data import CLASS_NAMES, environments, few_shot, load_foregrounds, render
+    from .towers import FrozenCLIP, ImageTower, TextTower
+    from .training import train_prompt
+
+    missing = fashion_mnist_missing() if config.dataset == "fashion" else ()
+    text = TextTower()
+    clip = FrozenCLIP(text, ImageTower(embed_dim=text.width, dtype=text.dtype))
+    names = CLASS_NAMES[config.dataset]
+    base = tuple(range(config.n_base))
+    rng = np.random.default_rng(0)
+    if missing:
+        n_pool = 6000 - config.n_pretrain  # the run's pool: the first 6000 training images minus pretraining
+        y = np.repeat(np.arange(len(names)), config.shots)
+        X = rng.random((len(y), clip.image.size, clip.image.size)).astype(np.float32)
+    else:
+        X, y = load_foregrounds(config.dataset)
+        X, y = X[config.n_pretrain :], y[config.n_pretrain :]
+        n_pool = len(y)
+    shots = few_shot(y, base, config.shots, rng)
+    images = render(X[shots], environments(y[shots], "source", config.rho, base, rng), config.contrast)
+    learner = learners(clip, config)["do_prompt"]()
+
+    def step(device: str) -> None:
+        with torch.no_grad():
+            tokens = clip.image.tokens(images)
+        labels = torch.as_tensor(y[shots])
+        train_prompt(learner, clip, tokens, labels, [names[c] for c in base], 1, config.lr, 0)
+
+    image_params = sum(p.numel() for p in clip.image.parameters())
+    prompt_params = sum(p.numel() for p in learner.parameters() if p.requires_grad)
+    text_params = sum(p.numel() for p in text.bert.encoder.parameters())
+    image_tokens = (clip.image.size // 4) ** 2 + 1 + config.n_ctx
+    text_pass = 2 * text_params * (config.n_ctx + 6)  # one prompt: [CLS] ctx <name> . [SEP]
+    image_pass = 2 * image_params * image_tokens
+    shots_pass = 2 * config.n_base * text_pass + len(shots) * image_pass  # clean + intervened prompt sets
+    per_seed = len(METHODS) * (3 * config.steps * shots_pass + 4 * n_pool * image_pass)
+    pretraining = 3 * config.tower_epochs * config.n_pretrain * image_pass + 100 * text_pass
+    return DryRun(
+        summary=f"all-MiniLM-L6-v2 text tower + {clip.image.layers}-layer image tower (float64) on "
+        f"{config.dataset}: tower pretrained {config.tower_epochs} epochs on {config.n_pretrain} images; "
+        f"{config.shots}-shot x {config.n_base} base classes, {config.steps} prompt steps, {len(config.seeds)} seeds; "
+        f"image tower {image_params:,} + Do-Prompt {prompt_params:,} trained parameters",
+        parameters=image_params + prompt_params,
+        memory_bytes=8.0 * (sum(p.numel() for p in text.parameters()) + 4 * image_params)
+        + 8.0 * 5 * n_pool * image_tokens * clip.image.width,
+        flops=float(pretraining + len(config.seeds) * per_seed),
+        step=step,
+        step_memory_bytes=8.0 * 2 * sum(p.numel() for p in text.parameters()),
+        step_cpu_seconds=3 * shots_pass / 1e9,  # ~1 GFLOP/s on one core in float64
+        missing=missing,
+        devices=("cpu",),  # the pipeline keeps every tensor on the CPU
+    )
+
+
+EXPERIMENT = Experiment(name="do-prompt", configs=CONFIGS, claims=CLAIMS, measure=measure, build=build)
