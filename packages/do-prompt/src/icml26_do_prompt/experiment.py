@@ -12,6 +12,7 @@ logits on environment-balanced images.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -54,6 +55,7 @@ class Config(BaseConfig):
     intervention: str = "prior"
     steps: int = 40  # full-batch prompt-learning steps
     lr: float = 2e-3
+    workers: int = 1  # processes that measure seeds (each on one torch thread); the numbers do not depend on it
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -73,11 +75,17 @@ class Config(BaseConfig):
             check_positive(name, getattr(self, name))
         check_choice("intervention", self.intervention, ("prior", "resample", "noise"))
         check_int("steps", self.steps, 1)
+        check_int("workers", self.workers, 1)
 
 
 CONFIGS = {
     "smoke": Config(seeds=(0,), n_pretrain=1500, tower_epochs=1, shots=2, steps=2),
     "quick": Config(),
+    # medium: quick with 36 seeds on 2 processes. Seeds from the 0.1.1 quick per-seed spread: a claim is decided
+    # when sem = std / sqrt(n) < |mean|, i.e. n > (std / mean)^2: beats_maple_shifted (0.054 / 0.009)^2 = 36,
+    # both_terms_beat_bottleneck_only (0.023 / 0.008)^2 = 8; beats_coop_shifted (100), both_terms_beat_
+    # interventions_only (61) and harmonic_mean_at_least_baselines (62) would need more than 20 min on 2 cores.
+    "medium": Config(seeds=tuple(range(36)), workers=2),
     "paper": Config(  # Fashion-MNIST, longer schedules, 5 seeds (the paper: 16 shots, 11 datasets, ViT-B/16) [INF]
         seeds=(0, 1, 2, 3, 4), dataset="fashion", n_pretrain=4000, tower_epochs=40, steps=200
     ),
@@ -226,20 +234,34 @@ def measure_seed(clip, config: Config, seed: int) -> dict[str, float]:
     return out
 
 
-def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
-    """Build the frozen CLIP once (image tower cached), then measure every seed in this process, on one torch
-    thread (the small matrices gain little from a second thread, and spinning threads waste a shared CPU)."""
+@cache
+def frozen_clip(dataset: str, n_pretrain: int, epochs: int):
+    """The frozen CLIP, built once per process (the image tower comes from the cache after the first build)."""
     import torch
-    from icml26_shared import run_seeds
 
     from .training import build_clip
 
     torch.set_num_threads(1)
-    clip = build_clip(config.dataset, config.n_pretrain, config.tower_epochs)
+    return build_clip(dataset, n_pretrain, epochs)
+
+
+def measure_in_process(config: Config, seed: int) -> dict[str, float]:
+    """One seed in this process or a spawned worker (picklable), on one torch thread."""
+    return measure_seed(frozen_clip(config.dataset, config.n_pretrain, config.tower_epochs), config, seed)
+
+
+def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
+    """Build the frozen CLIP (image tower cached), then measure every seed in ``config.workers`` processes, each
+    on one torch thread (the small matrices gain little from a second thread, and spinning threads waste a
+    shared CPU)."""
+    from icml26_shared import run_seeds
+
+    frozen_clip(config.dataset, config.n_pretrain, config.tower_epochs)  # pretrained and cached before workers start
     metrics = run_seeds(
-        lambda cfg, seed: measure_seed(clip, cfg, seed),
+        measure_in_process,
         config,
         config.seeds,
+        workers=config.workers,
         logger=log,
         show=lambda k: k.endswith("_base_shifted"),
     )
