@@ -7,7 +7,8 @@ from icml26_do_prompt.experiment import CLAIMS, CONFIGS, EXPERIMENT, METHODS, Co
 
 
 def test_configs_and_claims():
-    assert set(CONFIGS) == {"smoke", "quick", "paper"}
+    assert set(CONFIGS) == {"smoke", "quick", "medium", "paper"}
+    assert CONFIGS["medium"].seeds[:3] == CONFIGS["quick"].seeds  # quick plus seeds, same pipeline
     assert len(CONFIGS["quick"].seeds) >= 3
     assert 0.9 <= CONFIGS["quick"].rho <= 0.95  # the source-domain correlation
     assert len({c.id for c in CLAIMS}) == len(CLAIMS) == 7
@@ -25,6 +26,7 @@ def test_configs_and_claims():
         ({"intervention": "swap"}, "intervention"),
         ({"dataset": "cifar"}, "dataset"),
         ({"seeds": ()}, "seeds"),
+        ({"workers": 0}, "workers"),
     ],
 )
 def test_bad_configs(kwargs, named):

@@ -73,7 +73,7 @@ def test_visual_prompts_enter_the_image_tower(clip):
     plain = clip.image.encode_tokens(tokens)
     prompted = clip.image.encode_tokens(tokens, torch.randn(2, 4, 64))
     assert plain.shape == prompted.shape == (3, 384)
-    torch.testing.assert_close(prompted.norm(dim=-1), torch.ones(3))
+    torch.testing.assert_close(prompted.norm(dim=-1), torch.ones(3, dtype=prompted.dtype))
     assert not torch.allclose(plain, prompted)
 
 
@@ -95,3 +95,10 @@ def test_visual_prompt_deeper_than_the_tower_is_refused(clip):
     tokens = clip.image.tokens(torch.rand(1, 3, 16, 16))
     with pytest.raises(ValueError, match="^prompt depth=3"):
         clip.image.encode_tokens(tokens, torch.randn(3, 4, 64))
+
+
+def test_towers_of_different_dtypes_are_refused(text):
+    from icml26_do_prompt import FrozenCLIP, ImageTower
+
+    with pytest.raises(ValueError, match="^image=.*float64"):
+        FrozenCLIP(text, ImageTower(embed_dim=text.width, dtype=torch.float32))

@@ -31,7 +31,7 @@ class CoOp(nn.Module):
         check_int("n_ctx", n_ctx, 1)
         init = clip.text.word_embeddings(ctx_init)
         if len(init) != n_ctx:  # CoOp's generic initialisation when the words do not fit n_ctx
-            init = 0.02 * torch.randn(n_ctx, clip.text.width)
+            init = 0.02 * torch.randn(n_ctx, clip.text.width, dtype=clip.text.dtype)
         self.ctx = nn.Parameter(init)
 
     @property
@@ -71,8 +71,9 @@ class MaPLe(CoOp):
         super().__init__(clip, n_ctx, ctx_init)
         max_depth = min(clip.text.layers, clip.image.layers)
         check_int("depth", depth, 1, max_depth)
-        self.deep = nn.Parameter(0.02 * torch.randn(depth - 1, n_ctx, clip.text.width))  # MaPLe's init std
-        self.couplings = nn.ModuleList(nn.Linear(clip.text.width, clip.image.width) for _ in range(depth))
+        dtype = clip.text.dtype
+        self.deep = nn.Parameter(0.02 * torch.randn(depth - 1, n_ctx, clip.text.width, dtype=dtype))  # MaPLe's std
+        self.couplings = nn.ModuleList(nn.Linear(clip.text.width, clip.image.width, dtype=dtype) for _ in range(depth))
 
     def prompt_tokens(self) -> torch.Tensor:
         return torch.cat([self.ctx[None], self.deep])

@@ -12,17 +12,20 @@ logits on environment-balanced images.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import numpy as np
 from icml26_shared import (
     Claim,
+    DryRun,
     Experiment,
     check_choice,
     check_closed_interval,
     check_int,
     check_positive,
     derive,
+    fashion_mnist_missing,
     get_logger,
     new_figure,
     save_figure,
@@ -52,6 +55,7 @@ class Config(BaseConfig):
     intervention: str = "prior"
     steps: int = 40  # full-batch prompt-learning steps
     lr: float = 2e-3
+    workers: int = 1  # processes that measure seeds (each on one torch thread); the numbers do not depend on it
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -71,11 +75,17 @@ class Config(BaseConfig):
             check_positive(name, getattr(self, name))
         check_choice("intervention", self.intervention, ("prior", "resample", "noise"))
         check_int("steps", self.steps, 1)
+        check_int("workers", self.workers, 1)
 
 
 CONFIGS = {
     "smoke": Config(seeds=(0,), n_pretrain=1500, tower_epochs=1, shots=2, steps=2),
     "quick": Config(),
+    # medium: quick with 36 seeds on 2 processes. Seeds from the 0.1.1 quick per-seed spread: a claim is decided
+    # when sem = std / sqrt(n) < |mean|, i.e. n > (std / mean)^2: beats_maple_shifted (0.054 / 0.009)^2 = 36,
+    # both_terms_beat_bottleneck_only (0.023 / 0.008)^2 = 8; beats_coop_shifted (100), both_terms_beat_
+    # interventions_only (61) and harmonic_mean_at_least_baselines (62) would need more than 20 min on 2 cores.
+    "medium": Config(seeds=tuple(range(36)), workers=2),
     "paper": Config(  # Fashion-MNIST, longer schedules, 5 seeds (the paper: 16 shots, 11 datasets, ViT-B/16) [INF]
         seeds=(0, 1, 2, 3, 4), dataset="fashion", n_pretrain=4000, tower_epochs=40, steps=200
     ),
@@ -224,20 +234,34 @@ def measure_seed(clip, config: Config, seed: int) -> dict[str, float]:
     return out
 
 
-def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
-    """Build the frozen CLIP once (image tower cached), then measure every seed in this process, on one torch
-    thread (the small matrices gain little from a second thread, and spinning threads waste a shared CPU)."""
+@cache
+def frozen_clip(dataset: str, n_pretrain: int, epochs: int):
+    """The frozen CLIP, built once per process (the image tower comes from the cache after the first build)."""
     import torch
-    from icml26_shared import run_seeds
 
     from .training import build_clip
 
     torch.set_num_threads(1)
-    clip = build_clip(config.dataset, config.n_pretrain, config.tower_epochs)
+    return build_clip(dataset, n_pretrain, epochs)
+
+
+def measure_in_process(config: Config, seed: int) -> dict[str, float]:
+    """One seed in this process or a spawned worker (picklable), on one torch thread."""
+    return measure_seed(frozen_clip(config.dataset, config.n_pretrain, config.tower_epochs), config, seed)
+
+
+def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
+    """Build the frozen CLIP (image tower cached), then measure every seed in ``config.workers`` processes, each
+    on one torch thread (the small matrices gain little from a second thread, and spinning threads waste a
+    shared CPU)."""
+    from icml26_shared import run_seeds
+
+    frozen_clip(config.dataset, config.n_pretrain, config.tower_epochs)  # pretrained and cached before workers start
     metrics = run_seeds(
-        lambda cfg, seed: measure_seed(clip, cfg, seed),
+        measure_in_process,
         config,
         config.seeds,
+        workers=config.workers,
         logger=log,
         show=lambda k: k.endswith("_base_shifted"),
     )
@@ -266,4 +290,69 @@ def _figure(metrics: dict[str, list[float]], out_dir: Path) -> None:
     save_figure(fig, out_dir / "accuracy.png")
 
 
-EXPERIMENT = Experiment(name="do-prompt", configs=CONFIGS, claims=CLAIMS, measure=measure)
+def build(config: Config) -> DryRun:
+    """The dry run: the frozen MiniLM text tower and a fresh image tower (float64, as the run builds them), the
+    config's few-shot set (stand-in foregrounds of the real shape where Fashion-MNIST is missing) and one
+    Do-Prompt training step on it (MaPLe host; clean and intervened prompt sets in one text-tower pass).
+
+    Estimates [INF]: a forward pass costs about 2 x parameters x tokens flops (the text tower without its
+    embedding table), a training step 3 times that; the run is the image tower's pretraining, then per seed
+    six learners' training and their scoring on four test sets. Memory: float64 weights, Adam's two moments
+    for the image tower, the stored stem tokens of every test image."""
+    import torch
+
+    from .data import CLASS_NAMES, environments, few_shot, load_foregrounds, render
+    from .towers import FrozenCLIP, ImageTower, TextTower
+    from .training import train_prompt
+
+    missing = fashion_mnist_missing() if config.dataset == "fashion" else ()
+    text = TextTower()
+    clip = FrozenCLIP(text, ImageTower(embed_dim=text.width, dtype=text.dtype))
+    names = CLASS_NAMES[config.dataset]
+    base = tuple(range(config.n_base))
+    rng = np.random.default_rng(0)
+    if missing:
+        n_pool = 6000 - config.n_pretrain  # the run's pool: the first 6000 training images minus pretraining
+        y = np.repeat(np.arange(len(names)), config.shots)
+        X = rng.random((len(y), clip.image.size, clip.image.size)).astype(np.float32)
+    else:
+        X, y = load_foregrounds(config.dataset)
+        X, y = X[config.n_pretrain :], y[config.n_pretrain :]
+        n_pool = len(y)
+    shots = few_shot(y, base, config.shots, rng)
+    images = render(X[shots], environments(y[shots], "source", config.rho, base, rng), config.contrast)
+    learner = learners(clip, config)["do_prompt"]()
+
+    def step(device: str) -> None:
+        with torch.no_grad():
+            tokens = clip.image.tokens(images)
+        labels = torch.as_tensor(y[shots])
+        train_prompt(learner, clip, tokens, labels, [names[c] for c in base], 1, config.lr, 0)
+
+    image_params = sum(p.numel() for p in clip.image.parameters())
+    prompt_params = sum(p.numel() for p in learner.parameters() if p.requires_grad)
+    text_params = sum(p.numel() for p in text.bert.encoder.parameters())
+    image_tokens = (clip.image.size // 4) ** 2 + 1 + config.n_ctx
+    text_pass = 2 * text_params * (config.n_ctx + 6)  # one prompt: [CLS] ctx <name> . [SEP]
+    image_pass = 2 * image_params * image_tokens
+    shots_pass = 2 * config.n_base * text_pass + len(shots) * image_pass  # clean + intervened prompt sets
+    per_seed = len(METHODS) * (3 * config.steps * shots_pass + 4 * n_pool * image_pass)
+    pretraining = 3 * config.tower_epochs * config.n_pretrain * image_pass + 100 * text_pass
+    return DryRun(
+        summary=f"all-MiniLM-L6-v2 text tower + {clip.image.layers}-layer image tower (float64) on "
+        f"{config.dataset}: tower pretrained {config.tower_epochs} epochs on {config.n_pretrain} images; "
+        f"{config.shots}-shot x {config.n_base} base classes, {config.steps} prompt steps, {len(config.seeds)} seeds; "
+        f"image tower {image_params:,} + Do-Prompt {prompt_params:,} trained parameters",
+        parameters=image_params + prompt_params,
+        memory_bytes=8.0 * (sum(p.numel() for p in text.parameters()) + 4 * image_params)
+        + 8.0 * 5 * n_pool * image_tokens * clip.image.width,
+        flops=float(pretraining + len(config.seeds) * per_seed),
+        step=step,
+        step_memory_bytes=8.0 * 2 * sum(p.numel() for p in text.parameters()),
+        step_cpu_seconds=3 * shots_pass / 1e9,  # ~1 GFLOP/s on one core in float64
+        missing=missing,
+        devices=("cpu",),  # the pipeline keeps every tensor on the CPU
+    )
+
+
+EXPERIMENT = Experiment(name="do-prompt", configs=CONFIGS, claims=CLAIMS, measure=measure, build=build)

@@ -28,10 +28,13 @@ from torch import nn
 INTERVENTIONS = ("prior", "resample", "noise")
 
 
-def gaussian_kl(mu: torch.Tensor, sigma: torch.Tensor, mu0: torch.Tensor, sigma0: float) -> torch.Tensor:
-    """eq. (3): KL(N(mu, sigma^2) || N(mu0, sigma0^2)) summed over all entries."""
-    ratio = (sigma / sigma0) ** 2
-    return 0.5 * (ratio + ((mu - mu0) / sigma0) ** 2 - 1 - torch.log(ratio)).sum()
+def gaussian_kl(mu: torch.Tensor, log_sigma: torch.Tensor, mu0: torch.Tensor, sigma0: float) -> torch.Tensor:
+    """eq. (3): KL(N(mu, sigma^2) || N(mu0, sigma0^2)) summed over all entries, from ``log_sigma``.
+
+    ``0.5 (r + ((mu - mu0) / sigma0)^2 - 1 - log r)`` with ``log r = 2 (log sigma - log sigma0)`` taken in log
+    space: finite wherever ``log_sigma`` is, also where ``sigma`` itself underflows to 0 (``log r = -inf``)."""
+    log_ratio = 2 * (log_sigma - math.log(sigma0))
+    return 0.5 * (log_ratio.exp() + ((mu - mu0) / sigma0) ** 2 - 1 - log_ratio).sum()
 
 
 def consistency(logits: torch.Tensor, logits_do: torch.Tensor, tau: float = 1.0) -> torch.Tensor:
@@ -97,36 +100,46 @@ class DoPrompt(nn.Module):
         """Posterior means (J, n_ctx, width): the host's prompts."""
         return self.host.prompt_tokens()
 
-    def sigma(self) -> torch.Tensor:
-        """eq. (1): posterior scales softplus(rho)."""
+    def _rho(self) -> torch.Tensor:
         if not torch.isfinite(self.rho).all():
             raise fail("rho", tuple(self.rho.shape), "finite values (found NaN or inf)")
-        return F.softplus(self.rho)
+        return self.rho
+
+    def sigma(self) -> torch.Tensor:
+        """eq. (1): posterior scales softplus(rho)."""
+        return F.softplus(self._rho())
+
+    def log_sigma(self) -> torch.Tensor:
+        """log softplus(rho) without forming sigma, which underflows to 0 for rho below about -100 (float32)
+        or -745 (float64). For rho < -30, softplus(rho) = e^rho (1 - e^rho / 2 + ...), so log sigma = rho
+        up to 5e-14; the clamp keeps the unused branch's gradient finite."""
+        rho = self._rho()
+        return torch.where(rho < -30, rho, F.softplus(rho.clamp(min=-30)).log())
 
     def sample(self, generator: torch.Generator | None = None) -> torch.Tensor:
         """eq. (2): p = mu + sigma * eps (deterministic prompts return mu)."""
         if not self.variational:
             return self.mu()
-        eps = torch.randn(self.mu0.shape, generator=generator)
+        eps = torch.randn(self.mu0.shape, generator=generator, dtype=self.mu0.dtype)
         return self.mu() + self.sigma() * eps
 
     def kl(self) -> torch.Tensor:
         """eq. (3): the variational prompt bottleneck."""
         if not self.variational:
             return torch.zeros(())
-        return gaussian_kl(self.mu(), self.sigma(), self.mu0, self.sigma0)
+        return gaussian_kl(self.mu(), self.log_sigma(), self.mu0, self.sigma0)
 
     def intervene(self, prompts: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
         """eq. (4): do(p_e := p~_e) on the last m_env context tokens of every depth; p_c is untouched."""
         e = slice(self.n_ctx - self.m_env, self.n_ctx)
         p_e = prompts[:, e]
         if self.intervention == "prior":
-            new = self.mu0[:, e] + self.sigma0 * torch.randn(p_e.shape, generator=generator)
+            new = self.mu0[:, e] + self.sigma0 * torch.randn(p_e.shape, generator=generator, dtype=p_e.dtype)
         elif self.intervention == "resample":
-            noise = torch.randn(p_e.shape, generator=generator)
+            noise = torch.randn(p_e.shape, generator=generator, dtype=p_e.dtype)
             new = self.mu()[:, e] + (self.sigma()[:, e] if self.variational else self.sigma0) * noise
         else:
-            delta = torch.randn(p_e.shape, generator=generator)
+            delta = torch.randn(p_e.shape, generator=generator, dtype=p_e.dtype)
             new = p_e + self.radius * delta / delta.norm(dim=-1, keepdim=True)
         return torch.cat([prompts[:, : e.start], new], 1)
 

@@ -8,6 +8,10 @@
   with a [CLS] token, and a linear projection into the text space. Visual prompt tokens (MaPLe) are appended
   before the first layer and replaced before the deeper ones. The stem never sees a prompt, so its tokens are
   computed once per image (``ImageTower.tokens``) and prompt learning only runs the two small layers.
+
+Both towers hold float64 by default (issue 27): in float32 the rounding differences between CPU kernel paths
+(another CPU vendor, another vector width) grow through the image tower's pretraining until two machines
+cache different towers and the claims' verdicts flip; in float64 they stay near rounding level.
 """
 
 from __future__ import annotations
@@ -51,7 +55,7 @@ def check_class_names(class_names) -> tuple[str, ...]:
 class TextTower(nn.Module):
     """The frozen all-MiniLM-L6-v2 sentence encoder, read from ``icml26_shared.minilm_weights_path()``."""
 
-    def __init__(self, folder: str | Path | None = None):
+    def __init__(self, folder: str | Path | None = None, dtype: torch.dtype = torch.float64):
         super().__init__()
         from safetensors.torch import load_file
         from tokenizers import Tokenizer
@@ -71,7 +75,7 @@ class TextTower(nn.Module):
         missing = [k for k in own if k not in weights and not k.endswith("position_ids")]
         if missing:
             raise fail("folder", str(folder), f"all-MiniLM-L6-v2 weights (missing {missing[:3]})")
-        self.bert.eval().requires_grad_(False)
+        self.bert.to(dtype).eval().requires_grad_(False)
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self.tokenizer.no_padding()
         self.tokenizer.no_truncation()
@@ -79,6 +83,11 @@ class TextTower(nn.Module):
         self.layers = config.num_hidden_layers
         self.max_length = config.max_position_embeddings
         self.cls_id, self.sep_id = self.tokenizer.token_to_id("[CLS]"), self.tokenizer.token_to_id("[SEP]")
+
+    @property
+    def dtype(self) -> torch.dtype:
+        """The tower's floating-point type (prompts are cast to it)."""
+        return self.bert.embeddings.word_embeddings.weight.dtype
 
     def token_ids(self, text: str) -> list[int]:
         """WordPiece ids of ``text`` without special tokens."""
@@ -101,7 +110,7 @@ class TextTower(nn.Module):
             self._check_length(len(ids), "sentences")
         length = max(map(len, encoded))
         ids = torch.tensor([e + [0] * (length - len(e)) for e in encoded])
-        mask = (torch.arange(length)[None] < torch.tensor([len(e) for e in encoded])[:, None]).float()
+        mask = (torch.arange(length)[None] < torch.tensor([len(e) for e in encoded])[:, None]).to(self.dtype)
         with torch.no_grad():
             hidden = self.bert(input_ids=ids, attention_mask=mask.long()).last_hidden_state
         pooled = (hidden * mask[..., None]).sum(1) / mask.sum(1, keepdim=True)
@@ -112,16 +121,16 @@ class TextTower(nn.Module):
 
         ``prompts`` (S, J, n_ctx, width) or (J, n_ctx, width): depth 0 is in the token-embedding space (CoOp);
         depths 1..J-1 replace the context positions of the hidden states entering layers 1..J-1 (MaPLe's deep
-        text prompts). Gradients flow through the frozen tower into the prompts.
+        text prompts); they are cast to the tower's dtype. Gradients flow through the frozen tower into them.
         """
         names = check_class_names(class_names)
-        prompts = check_prompts(prompts, self.width, self.layers)
+        prompts = check_prompts(prompts, self.width, self.layers).to(self.dtype)
         S, J, n_ctx, _ = prompts.shape
         suffix = [self.token_ids(n) + self.token_ids(".") + [self.sep_id] for n in names]
         for s in suffix:
             self._check_length(2 + n_ctx + len(s) - 1, "prompt length")
         table = self.bert.embeddings.word_embeddings.weight
-        out = torch.empty(S, len(names), self.width)
+        out = torch.empty(S, len(names), self.width, dtype=self.dtype)
         for length in sorted({len(s) for s in suffix}):  # equal lengths: no padding, exact mean pooling
             rows = [c for c, s in enumerate(suffix) if len(s) == length]
             tail = table[torch.tensor([suffix[c] for c in rows])]  # (G, L, width)
@@ -140,30 +149,47 @@ class TextTower(nn.Module):
 
 
 class ImageTower(nn.Module):
-    """Small CNN stem + transformer layers + projection; ``logit_scale`` is CLIP's learnable temperature."""
+    """Small CNN stem + transformer layers + projection; ``logit_scale`` is CLIP's learnable temperature.
 
-    def __init__(self, embed_dim: int = 384, width: int = 64, layers: int = 2, heads: int = 4, size: int = 16):
+    Parameters are drawn in ``dtype``: a float32 ``torch.randn`` of 16 or more values takes a vectorised path
+    whose last bits depend on the CPU kernels, a float64 one does not."""
+
+    def __init__(
+        self,
+        embed_dim: int = 384,
+        width: int = 64,
+        layers: int = 2,
+        heads: int = 4,
+        size: int = 16,
+        dtype: torch.dtype = torch.float64,
+    ):
         super().__init__()
         self.size, self.width, self.layers = size, width, layers
         self.stem = nn.Sequential(
-            nn.Conv2d(3, 32, 4, stride=2, padding=1),
+            nn.Conv2d(3, 32, 4, stride=2, padding=1, dtype=dtype),
             nn.GELU(),
-            nn.Conv2d(32, width, 3, stride=2, padding=1),
+            nn.Conv2d(32, width, 3, stride=2, padding=1, dtype=dtype),
         )
         n_tokens = (size // 4) ** 2
-        self.cls = nn.Parameter(torch.zeros(1, 1, width))
-        self.pos = nn.Parameter(0.02 * torch.randn(1, 1 + n_tokens, width))
+        self.cls = nn.Parameter(torch.zeros(1, 1, width, dtype=dtype))
+        self.pos = nn.Parameter(0.02 * torch.randn(1, 1 + n_tokens, width, dtype=dtype))
         self.blocks = nn.ModuleList(
-            nn.TransformerEncoderLayer(width, heads, 4 * width, dropout=0.0, batch_first=True, norm_first=True)
+            nn.TransformerEncoderLayer(
+                width, heads, 4 * width, dropout=0.0, batch_first=True, norm_first=True, dtype=dtype
+            )
             for _ in range(layers)
         )
-        self.norm = nn.LayerNorm(width)
-        self.proj = nn.Linear(width, embed_dim, bias=False)
-        self.logit_scale = nn.Parameter(torch.tensor(math.log(1 / 0.07)))  # CLIP's initial temperature
+        self.norm = nn.LayerNorm(width, dtype=dtype)
+        self.proj = nn.Linear(width, embed_dim, bias=False, dtype=dtype)
+        self.logit_scale = nn.Parameter(torch.tensor(math.log(1 / 0.07), dtype=dtype))  # CLIP's initial value
+
+    @property
+    def dtype(self) -> torch.dtype:
+        return self.cls.dtype
 
     def check_images(self, images) -> torch.Tensor:
-        """Images (B, 3, size, size) with values in [0, 1]."""
-        x = torch.as_tensor(np.asarray(images) if not isinstance(images, torch.Tensor) else images).float()
+        """Images (B, 3, size, size) with values in [0, 1], cast to the tower's dtype."""
+        x = torch.as_tensor(np.asarray(images) if not isinstance(images, torch.Tensor) else images).to(self.dtype)
         if x.ndim != 4 or tuple(x.shape[1:]) != (3, self.size, self.size):
             raise fail("images", tuple(x.shape), f"a batch of shape (B, 3, {self.size}, {self.size})")
         if not torch.isfinite(x).all() or x.min() < 0 or x.max() > 1:
@@ -179,7 +205,7 @@ class ImageTower(nn.Module):
         B = tokens.shape[0]
         x = torch.cat([self.cls.expand(B, -1, -1), tokens], 1) + self.pos
         if visual_prompts is not None:
-            visual_prompts = check_prompts(visual_prompts, self.width, self.layers)[0]
+            visual_prompts = check_prompts(visual_prompts, self.width, self.layers)[0].to(self.dtype)
         for i, block in enumerate(self.blocks):
             if visual_prompts is not None and i < len(visual_prompts):
                 v = visual_prompts[i].expand(B, -1, -1)
@@ -211,13 +237,24 @@ def pretrain_image_tower(
     ``c * E + e``. Every epoch re-draws each image's background uniformly over the E textures, so class and
     background are independent during pretraining: the features know both (as CLIP's know objects and their
     backgrounds), and zero-shot classification with the class-only hand prompt works before prompt learning.
+    The tower takes the dtype of ``caption_features`` and trains on one torch thread whatever the caller's
+    count (a thread count splits reductions differently, and the result is cached and shared by every seed).
     Returns the state dict (cache it with ``icml26_shared.cached``).
     """
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        return _pretrain(foregrounds, y, caption_features, epochs, seed, batch, lr)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _pretrain(foregrounds, y, caption_features, epochs, seed, batch, lr) -> dict[str, torch.Tensor]:
     from .data import N_ENVIRONMENTS, render
 
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    tower = ImageTower(embed_dim=caption_features.shape[1])
+    tower = ImageTower(embed_dim=caption_features.shape[1], dtype=caption_features.dtype)
     optimiser = torch.optim.AdamW(tower.parameters(), lr=lr, weight_decay=0.01)
     steps = epochs * math.ceil(len(y) / batch)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=lr, total_steps=steps, pct_start=0.1)
@@ -241,6 +278,8 @@ class FrozenCLIP(nn.Module):
 
     def __init__(self, text: TextTower, image: ImageTower):
         super().__init__()
+        if image.dtype != text.dtype:
+            raise fail("image", f"an ImageTower in {image.dtype}", f"the text tower's dtype {text.dtype}")
         self.text, self.image = text, image
         self.requires_grad_(False)
         self.eval()

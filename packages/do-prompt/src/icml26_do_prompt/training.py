@@ -11,7 +11,7 @@ from icml26_shared import cached, check_int, check_positive, fingerprint
 from .data import CAPTION, CLASS_NAMES, ENVIRONMENT_NAMES, load_foregrounds
 from .towers import FrozenCLIP, ImageTower, TextTower, pretrain_image_tower
 
-TOWER_VERSION = 2  # bump when the tower or its pretraining changes (part of the cache key)
+TOWER_VERSION = 3  # bump when the tower or its pretraining changes (part of the cache key); 3: float64, 1 thread
 
 
 def build_clip(dataset: str, n_pretrain: int, epochs: int, seed: int = 0) -> FrozenCLIP:
@@ -28,7 +28,7 @@ def build_clip(dataset: str, n_pretrain: int, epochs: int, seed: int = 0) -> Fro
         f"do-prompt/image-tower-{key}",
         lambda: pretrain_image_tower(X[:n_pretrain], y[:n_pretrain], features, epochs, seed),
     )
-    image = ImageTower(embed_dim=text.width)
+    image = ImageTower(embed_dim=text.width, dtype=text.dtype)
     image.load_state_dict(state)
     return FrozenCLIP(text, image)
 
