@@ -1,7 +1,7 @@
 import json
 
 import pytest
-from icml26_sateen.experiment import EXPERIMENT, Config
+from icml26_sateen.experiment import CONFIGS, EXPERIMENT, Config
 
 
 def test_smoke_run_writes_results(tmp_path):
@@ -37,3 +37,12 @@ def test_fashion_path_of_the_paper_config_runs_on_a_tiny_slice():
     )
     out = measure_seed(config, 0)
     assert all(0.0 <= out[f"{m}_suite"] <= 1.0 for m in ("no_adapt", "sateen", "deyo"))
+
+
+def test_medium_config_lengthens_the_domains_and_adds_seeds():
+    quick, medium = CONFIGS["quick"], CONFIGS["medium"]
+    assert set(CONFIGS) == {"smoke", "quick", "medium", "paper"}
+    assert medium.dataset == "fashion" and medium.n_test // medium.batch_size > 897 // quick.batch_size
+    assert len(medium.seeds) == 14 > len(quick.seeds) and medium.workers == 2
+    same = ("corruptions", "severity", "width", "lr", "lambda_1", "lambda_2", "k", "warmup", "rounds", "batch_size")
+    assert all(getattr(medium, name) == getattr(quick, name) for name in same)

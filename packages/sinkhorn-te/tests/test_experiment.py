@@ -56,3 +56,10 @@ def test_unknown_config_is_refused(tmp_path, capsys):
         EXPERIMENT.config("huge")
     assert paper_main("sinkhorn-te", ["run", "--config", "huge", "--out", str(tmp_path)]) == 2
     assert "config='huge'" in capsys.readouterr().err
+
+
+def test_medium_config_is_quick_with_the_replications_that_decide_debiasing():
+    quick, medium = CONFIGS["quick"], CONFIGS["medium"]
+    assert set(CONFIGS) == {"smoke", "quick", "medium", "paper"}
+    assert len(medium.seeds) == 4200 and medium.seeds[: len(quick.seeds)] == quick.seeds
+    assert medium == Config(seeds=medium.seeds)  # everything but the replications is quick's

@@ -74,6 +74,14 @@ class Config(BaseConfig):
 CONFIGS = {
     "smoke": Config(seeds=(0, 1), epochs=1, test_limit=64, corruptions=("gaussian_noise", "contrast"), rounds=2),
     "quick": Config(seeds=(0, 1, 2), workers=3),
+    # The budget the README names as missing: longer domains on larger images. Fashion-MNIST (28 x 28, the paper
+    # config's data) gives 47 adaptation steps per domain (1,500 test images, batch 32) instead of 28 on 8 x 8
+    # digits; the source model trains 5 epochs on 10,000 images. Seeds: the inconclusive ablation_inter has a
+    # per-seed std of 0.104 pp at a mean of -0.056 pp, so n = (2 x 0.104 / 0.056)^2 = 13.8 -> 14 seeds put the
+    # rule beyond one sem at the observed effect. Width 16 and the quick hyper-parameters stay (width 32 doubles
+    # the cost). Cost: a SaTeen batch 16 ms, a training step 18.5 ms on one core (28 x 28, width 16; 4 and 4.5 ms
+    # at 8 x 8, measured under load) -> ~155 CPU s per seed, ~36 CPU min in all: ~18 min on 2 idle cores.
+    "medium": Config(seeds=tuple(range(14)), dataset="fashion", n_train=10000, n_test=1500, epochs=5, workers=2),
     "paper": Config(
         seeds=(0, 1, 2, 3, 4),
         dataset="fashion",
