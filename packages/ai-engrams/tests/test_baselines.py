@@ -27,6 +27,26 @@ def test_gradient_ascent_raises_the_forget_loss_and_stops():
     assert steps == 0
 
 
+def test_gradient_ascent_on_a_language_model_counts_only_labelled_positions():
+    """LM logits (n, T, V) against labels (n, T) with -100 where nothing counts (the LLM baseline); Adam."""
+    from icml26_ai_engrams import TinyLM
+
+    torch.manual_seed(0)
+    lm = TinyLM(11, 6, dim=8, heads=2, layers=1)
+    ids = torch.randint(0, 11, (4, 6))
+    labels = torch.full((4, 6), -100)
+    labels[:, 3] = ids[:, 4]
+
+    def loss(m):
+        logits = m(ids)
+        return F.cross_entropy(logits.reshape(-1, 11), labels.reshape(-1))
+
+    edited, steps = gradient_ascent(lm, ids, labels, lr=1e-2, max_steps=3, optimizer="adam")
+    assert steps == 3 and loss(edited) > loss(lm)
+    with pytest.raises(ValueError, match="optimizer="):
+        gradient_ascent(lm, ids, labels, optimizer="lbfgs")
+
+
 def test_baselines_reject_bad_inputs():
     model = MLP(4, (8,), 3)
     with pytest.raises(ValueError, match="X_forget="):

@@ -17,7 +17,7 @@ from icml26_ai_engrams import (
     spectral_pinv,
     supported_layers,
 )
-from icml26_ai_engrams.method import augmented_weight
+from icml26_ai_engrams.method import augmented_weight, total_pinv
 from torch import nn
 
 
@@ -141,6 +141,21 @@ def test_engram_class_is_a_vector_space():
     assert np.isclose((e * 3.0).norms()["layers.0"], 3 * e.norms()["layers.0"])
 
 
+def test_shared_pinv_gives_the_same_engram_as_computing_it_again():
+    """``total_pinv`` once, then one target set at a time: the engrams are those of one call with every target."""
+    torch.manual_seed(0)
+    model = MLP(5, (7,), 3)
+    x = torch.rand(30, 5)
+    total = collect_statistics(model, x)
+    targets = {"a": collect_statistics(model, x[:6]), "b": collect_statistics(model, x[6:11])}
+    together = compute_engrams(model, targets, total, condition_cap=1e6)
+    pinv = total_pinv(total, condition_cap=1e6)
+    for key, target in targets.items():
+        alone = compute_engrams(model, {key: target}, total, pinv=pinv)[key]
+        for name in alone.weight:
+            assert torch.equal(alone.augmented(name), together[key].augmented(name))
+
+
 # ---- bad inputs: one test per validated argument -------------------------------------------------
 
 
@@ -182,6 +197,18 @@ def test_rejects_statistics_of_other_layers(setup):
     _, target, total = setup
     with pytest.raises(ValueError, match="total="):
         compute_engram(nn.Sequential(nn.Linear(3, 2)), target, total)
+
+
+def test_rejects_pinv_with_a_cut_or_of_other_layers(setup):
+    model, target, total = setup
+    pinv = total_pinv(total)
+    with pytest.raises(ValueError, match="pinv="):
+        compute_engram(model, target, total, pinv=pinv, rtol=1e-3)
+    with pytest.raises(ValueError, match="pinv="):
+        compute_engram(model, target, total, pinv={"layers.0": pinv["layers.0"]})
+    empty = collect_statistics(model, torch.rand(3, 3), mask=torch.zeros(3, dtype=torch.bool))
+    with pytest.raises(ValueError, match="total=.*0 samples"):
+        total_pinv(empty)
 
 
 def test_rejects_no_targets(setup):

@@ -12,6 +12,8 @@ from torch import nn
 
 from .method import Engram
 
+OPTIMIZERS = {"sgd": torch.optim.SGD, "adam": torch.optim.Adam}
+
 
 def gradient_ascent(
     model: nn.Module,
@@ -20,23 +22,32 @@ def gradient_ascent(
     lr: float = 1e-2,
     max_steps: int = 200,
     stop: Callable[[nn.Module], bool] | None = None,
+    optimizer: str = "sgd",
 ) -> tuple[nn.Module, int]:
-    """GA unlearning (as in the authors' ``unlearning/algos/GA.py``): SGD steps that *increase* the
-    cross-entropy on the forget set. Full-batch; stops after ``max_steps`` or when ``stop(model)`` is true
-    (checked before each step). Returns the edited copy and the number of steps taken.
+    """GA unlearning (as in the authors' ``unlearning/algos/GA.py``): optimizer steps that *increase* the
+    cross-entropy of ``model(X_forget)`` against ``y_forget`` on the forget set. Full-batch; stops after
+    ``max_steps`` or when ``stop(model)`` is true (checked before each step). Returns the edited copy and the
+    number of steps taken.
+
+    Logits may be (n, C) with labels (n,) (a classifier) or (n, T, V) with labels (n, T) (a language model,
+    -100 marking the positions that do not count). ``optimizer`` is "sgd" (plain) or "adam" (no weight decay).
     """
     if X_forget.shape[0] == 0 or X_forget.shape[0] != y_forget.shape[0]:
         raise fail("X_forget", tuple(X_forget.shape), f"a non-empty batch with one label each ({len(y_forget)})")
     check_positive("lr", lr)
     check_int("max_steps", max_steps, 1)
+    if optimizer not in OPTIMIZERS:
+        raise fail("optimizer", optimizer, f"one of {sorted(OPTIMIZERS)}")
     edited = copy.deepcopy(model).eval()
-    optimizer = torch.optim.SGD(edited.parameters(), lr=lr)
+    opt = OPTIMIZERS[optimizer](edited.parameters(), lr=lr)
     for step in range(max_steps):
         if stop is not None and stop(edited):
             return edited, step
-        optimizer.zero_grad()
-        (-F.cross_entropy(edited(X_forget), y_forget)).backward()  # ascent on the forget loss
-        optimizer.step()
+        opt.zero_grad()
+        logits = edited(X_forget)
+        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y_forget.reshape(-1))  # -100: ignored
+        (-loss).backward()  # ascent on the forget loss
+        opt.step()
     return edited.eval(), max_steps
 
 

