@@ -25,7 +25,6 @@ from __future__ import annotations
 import itertools
 
 import torch
-import torch.utils.checkpoint
 from icml26_shared import check_int, fail
 
 NS_COEFFICIENTS = (3.4445, -4.7750, 2.0315)  # quintic Newton-Schulz coefficients of Muon (eq. 33)
@@ -119,7 +118,6 @@ def omega_memory(
     ns_steps: int | None = 5,
     state: tuple[torch.Tensor, torch.Tensor] | None = None,
     block_size: int = 32,
-    recompute: bool = False,
 ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
     """Run the Atlas memory over a sequence in the chunkwise-parallel form (eqs. 9, 32-33, 39-40).
 
@@ -130,8 +128,6 @@ def omega_memory(
 
     Every gradient of a chunk is taken at the chunk-start memory (eqs. 39-40); the tokens of a chunk
     are then computed in blocks of ``block_size`` (a speed knob: any block size gives the same result).
-    ``recompute=True`` keeps only each block's inputs for backward and recomputes the rest (memory
-    O(T (D + V)) instead of O(T V (V + block)), at the cost of a second forward pass).
     Within a block every momentum is ``S_t = Z_t^T F`` with ``F = [S_0; K]`` (the block-start momentum
     stacked on the window keys, V + L rows) and small coefficients ``Z_t = [p_t I; diag(A_t) R]``
     (eq. 32 unrolled: ``p_t`` the momentum decay since the block start, ``A[t, i]`` the decayed window
@@ -161,11 +157,7 @@ def omega_memory(
             M_chunk = M  # eqs. (39-40): the gradients of the whole chunk are taken at this memory
         kw, vw, gw = torch.cat([k_tail, kc], 2), torch.cat([v_tail, vc], 2), torch.cat([gamma_tail, gc], 2)
         k_tail, v_tail, gamma_tail = kw[:, :, n:], vw[:, :, n:], gw[:, :, n:]
-        args = (M_chunk, M, S, qc, kw, vw, gw, ec, la, lt, c, ns_steps)
-        if recompute and torch.is_grad_enabled():
-            y, M, S = torch.utils.checkpoint.checkpoint(_omega_block, *args, use_reentrant=False)
-        else:
-            y, M, S = _omega_block(*args)
+        y, M, S = _omega_block(M_chunk, M, S, qc, kw, vw, gw, ec, la, lt, c, ns_steps)
         outputs.append(y)
     return torch.cat(outputs, dim=2), (M, S)
 
