@@ -3,7 +3,7 @@
 import pytest
 import torch
 from icml26_atlas.data import IGNORE, mqar_batch, random_pairs
-from icml26_atlas.layers import RULES, MemoryLayer, RecallModel
+from icml26_atlas.layers import RULES, MemoryLayer, RecallModel, ShortConv
 from icml26_atlas.training import recall_accuracy, train_recall
 
 
@@ -17,6 +17,13 @@ def test_layers_are_causal_and_keep_shape(rule):
     x2[:, 6:] += 1.0
     assert y.shape == x.shape
     torch.testing.assert_close(layer(x2)[:, :6], y[:, :6])
+
+
+def test_short_conv_output_is_contiguous():
+    # regression: a transposed (strided) output sent the softmax rule to PyTorch's materialised T x T
+    # attention instead of the fused flash kernel (0.1.1's benchmark: 780 MiB instead of 44 at T = 4096)
+    y = ShortConv(6, 3)(torch.randn(2, 5, 6))
+    assert y.is_contiguous()
 
 
 def test_memory_learns_in_eval_and_no_grad_mode():

@@ -36,7 +36,11 @@ ETA_INIT_BIAS = -2.0  # eta = sigmoid(-2) ~ 0.12 at init: small inner steps, as 
 
 
 class ShortConv(nn.Module):
-    """Causal depthwise 1-D convolution over time, then SiLU: (B, T, F) -> (B, T, F)."""
+    """Causal depthwise 1-D convolution over time, then SiLU: (B, T, F) -> (B, T, F), contiguous.
+
+    Contiguous so that the heads split from it have unit stride in the feature axis: PyTorch's fused
+    (flash) CPU attention kernel needs that, and falls back to materialising the T x T scores without it.
+    """
 
     def __init__(self, channels: int, size: int) -> None:
         super().__init__()
@@ -45,7 +49,7 @@ class ShortConv(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x = F.pad(x.transpose(1, 2), (self.size - 1, 0))
-        return F.silu(self.conv(x)).transpose(1, 2)
+        return F.silu(self.conv(x)).transpose(1, 2).contiguous()
 
 
 class MemoryLayer(nn.Module):

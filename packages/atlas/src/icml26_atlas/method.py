@@ -8,14 +8,21 @@ optimiser step on the Omega loss, a gated least-squares loss over the last ``c``
     M_t = alpha_t M_{t-1} - eta_t NS5(S_t)              (Muon step, eq. 33; NS5 = identity for OmegaNet)
     y_t = M_t phi(q_t)
 
-``c = 1`` is the delta rule (DeltaNet, Titans); ``c >= T`` optimises over the whole context. Chunked
-training (Section 5, eqs. 39-40) takes every gradient of a chunk at the memory of the chunk's start, so
-the momenta, their NS5 orthogonalisations and the memory states of a chunk come from a few batched
-tensor products; ``chunk_size = 1`` is the exact online recursion. Shapes use the letters
-B batch, H heads, T tokens, C chunk, L window span (C + c - 1), D feature dim, V value dim.
+``c = 1`` is the delta rule (DeltaNet, Titans); ``c >= T`` optimises over the whole context.
+
+Chunkwise-parallel form (Section 5, eqs. 39-40): every gradient of a chunk is taken at the memory of
+the chunk's start (the paper's approximation; ``chunk_size = 1`` is the exact online rule). Given those
+gradients, eqs. 32-33 are computed exactly, without approximation, for all tokens of a block at once:
+each momentum is a small combination ``S_t = Z_t^T F`` of the rows of ``F = [S_0; K]``, so NS5 runs on
+the (V x V) Gram matrices ``S_t S_t^T`` (the same polynomial as NS5 on S_t, cheaper when D >> V) and
+no (V x D) matrix is formed per token. ``omega_memory_sequential`` runs the same equations token by
+token (the reference). Shapes use the letters B batch, H heads, T tokens, C chunk, n block,
+L window span (n + c - 1), D feature dim, V value dim.
 """
 
 from __future__ import annotations
+
+import itertools
 
 import torch
 from icml26_shared import check_int, fail
@@ -23,6 +30,7 @@ from icml26_shared import check_int, fail
 NS_COEFFICIENTS = (3.4445, -4.7750, 2.0315)  # quintic Newton-Schulz coefficients of Muon (eq. 33)
 NS_EPS = 1e-7
 LOG_FLOOR = 1e-30  # decays of exactly 0 enter log-space products as this
+SQ_NORM_FLOOR = 1e-30  # ||S||^2 below this enters sqrt as this (sqrt has an infinite slope at 0; NS_EPS >> 1e-15)
 
 
 def newton_schulz5(S: torch.Tensor, steps: int = 5) -> torch.Tensor:
@@ -39,6 +47,28 @@ def newton_schulz5(S: torch.Tensor, steps: int = 5) -> torch.Tensor:
         A = X @ X.mT
         X = a * X + (b * A + c * A @ A) @ X
     return X.mT if transposed else X
+
+
+def newton_schulz5_gram(gram: torch.Tensor, steps: int = 5) -> torch.Tensor:
+    """The left factor ``P`` of Newton-Schulz, ``NS5(X_0) = P X_0``, from the Gram matrix ``X_0 X_0^T`` alone.
+
+    gram: (..., m, m) for ``X_0 = S / ||S||_F`` of shape (m, n). Each iteration ``X <- P_k X`` with
+    ``P_k = a I + b A_k + c A_k^2`` and ``A_k = X X^T`` keeps ``X = P X_0`` and updates
+    ``A_{k+1} = P_k A_k P_k``: the same polynomial as ``newton_schulz5`` (equal in exact arithmetic), at
+    O(m^3) per iteration instead of O(m^2 n), which pays when n >> m (polynomial features, D >> d_v).
+    """
+    steps = check_int("steps", steps, 1)
+    if gram.ndim < 2 or gram.shape[-1] != gram.shape[-2]:
+        raise fail("gram", tuple(gram.shape), "a tensor of square matrices (..., m, m)")
+    a, b, c = NS_COEFFICIENTS
+    eye = torch.eye(gram.shape[-1], dtype=gram.dtype, device=gram.device)
+    A, factor = gram, None
+    for step in range(steps):
+        P = a * eye + b * A + c * (A @ A)
+        factor = P if factor is None else P @ factor
+        if step < steps - 1:
+            A = P @ A @ P
+    return factor
 
 
 def _check_stream(q, k, v, gates: dict[str, torch.Tensor]) -> tuple[int, int, int, int, int]:
@@ -87,59 +117,91 @@ def omega_memory(
     chunk_size: int = 16,
     ns_steps: int | None = 5,
     state: tuple[torch.Tensor, torch.Tensor] | None = None,
+    block_size: int = 32,
 ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
-    """Run the Atlas memory over a sequence, chunk by chunk (eqs. 9, 32-33, 39-40).
+    """Run the Atlas memory over a sequence in the chunkwise-parallel form (eqs. 9, 32-33, 39-40).
 
     q, k: (B, H, T, D) query/key features phi(.); v: (B, H, T, V); eta, alpha, theta, gamma: (B, H, T)
     the input-dependent learning rate, memory decay, momentum factor and Omega window gate.
     ``window`` is c (1 = delta rule), ``ns_steps=None`` drops the Muon step (OmegaNet: plain momentum).
     Returns y (B, H, T, V) and the final (memory M (B, H, V, D), momentum S (B, H, V, D)).
+
+    Every gradient of a chunk is taken at the chunk-start memory (eqs. 39-40); the tokens of a chunk
+    are then computed in blocks of ``block_size`` (a speed knob: any block size gives the same result).
+    Within a block every momentum is ``S_t = Z_t^T F`` with ``F = [S_0; K]`` (the block-start momentum
+    stacked on the window keys, V + L rows) and small coefficients ``Z_t = [p_t I; diag(A_t) R]``
+    (eq. 32 unrolled: ``p_t`` the momentum decay since the block start, ``A[t, i]`` the decayed window
+    gate of slot i, ``R`` the residuals ``M_0 phi(k_i) - v_i`` at the chunk-start memory). So no
+    (V x D) matrix per token is formed: the Gram matrices ``S_t S_t^T = Z_t^T (F F^T) Z_t`` feed the
+    Newton-Schulz iteration (``newton_schulz5_gram``), the read-outs use ``S_j phi(q_t) = Z_j^T F phi(q_t)``,
+    and only the block-end memory and momentum are (V x D) products.
     """
     B, H, T, D, V = _check_stream(q, k, v, {"eta": eta, "alpha": alpha, "theta": theta, "gamma": gamma})
     c = check_int("window", window, 1)
     C = check_int("chunk_size", chunk_size, 1)
     if ns_steps is not None:
         check_int("ns_steps", ns_steps, 1)
+    b = check_int("block_size", block_size, 1)
     M, S = _initial_state(state, B, H, V, D, q)
-    # the c - 1 tokens before the sequence are padding with gate 0, so every window has c slots
-    k_pad = torch.nn.functional.pad(k, (0, 0, c - 1, 0))
-    v_pad = torch.nn.functional.pad(v, (0, 0, c - 1, 0))
-    gamma_pad = torch.nn.functional.pad(gamma, (c - 1, 0))
     log_alpha, log_theta = alpha.clamp_min(LOG_FLOOR).log(), theta.clamp_min(LOG_FLOOR).log()
+    # the c - 1 tokens before the sequence are padding with gate 0, so every window has c slots; the
+    # inputs are split once (slicing every chunk out of the whole sequence would make backward O(T^2))
+    k_tail, v_tail, gamma_tail = k.new_zeros(B, H, c - 1, D), v.new_zeros(B, H, c - 1, V), gamma.new_zeros(B, H, c - 1)
+    sizes = _block_sizes(T, C, b)
+    starts = list(itertools.accumulate(sizes[:-1], initial=0))
     outputs = []
-    for start in range(0, T, C):
-        end = min(start + C, T)
-        n = end - start
-        kw, vw, gw = (
-            k_pad[:, :, start : end + c - 1],
-            v_pad[:, :, start : end + c - 1],
-            gamma_pad[:, :, start : end + c - 1],
-        )
-        # eq. (9) gradient at the chunk-start memory: every token's residual M_0 phi(k_i) - v_i
-        residual = torch.einsum("bhvd,bhld->bhlv", M, kw) - vw  # (B, H, L, V)
-        span = torch.arange(n + c - 1, device=q.device)
-        rows = torch.arange(n, device=q.device).unsqueeze(-1)
-        in_window = (span >= rows) & (span <= rows + c - 1)  # token t sees slots t .. t + c - 1
-        weights = in_window.to(q.dtype) * gw.unsqueeze(-2)  # (B, H, C, L): gamma_i on the window
-        lt = log_theta[:, :, start:end]
-        Theta = _decay_matrix(lt)  # momentum decay between tokens of the chunk
-        theta_from_start = lt.cumsum(-1).exp()  # prod_{l=start}^{t} theta_l
-        A = Theta @ weights  # (B, H, C, L): S_t = theta_from_start S_prev + sum_i A[t, i] grad_i
-        weighted = A.unsqueeze(-1) * residual.unsqueeze(2)  # (B, H, C, L, V): A[t, i] * residual_i
-        momenta = weighted.mT @ kw.unsqueeze(2) + theta_from_start[..., None, None] * S.unsqueeze(2)  # (B, H, C, V, D)
-        updates = newton_schulz5(momenta, ns_steps) if ns_steps is not None else momenta  # eq. (33)
-        la = log_alpha[:, :, start:end]
-        Alpha = _decay_matrix(la) * eta[:, :, start:end].unsqueeze(-2)  # Alpha[t, j] = prod alpha * eta_j
-        alpha_from_start = la.cumsum(-1).exp()
-        qc = q[:, :, start:end]
-        # y_t = M_t phi(q_t) with M_t = alpha_from_start[t] M_0 - sum_j Alpha[t, j] U_j
-        y_memory = alpha_from_start.unsqueeze(-1) * torch.einsum("bhvd,bhtd->bhtv", M, qc)
-        read = (updates.flatten(2, 3) @ qc.mT).unflatten(2, (n, V))  # (B, H, C_j, V, C_t): U_j phi(q_t)
-        y_updates = torch.einsum("bhtj,bhjvt->bhtv", Alpha, read)
-        outputs.append(y_memory - y_updates)
-        M = alpha_from_start[:, :, -1, None, None] * M - torch.einsum("bhj,bhjvd->bhvd", Alpha[:, :, -1], updates)
-        S = momenta[:, :, -1]
+    blocks = zip(starts, *(x.split(sizes, dim=2) for x in (q, k, v, gamma, eta, log_alpha, log_theta)))
+    for start, qc, kc, vc, gc, ec, la, lt in blocks:
+        n = qc.shape[2]
+        if start % C == 0:
+            M_chunk = M  # eqs. (39-40): the gradients of the whole chunk are taken at this memory
+        kw, vw, gw = torch.cat([k_tail, kc], 2), torch.cat([v_tail, vc], 2), torch.cat([gamma_tail, gc], 2)
+        k_tail, v_tail, gamma_tail = kw[:, :, n:], vw[:, :, n:], gw[:, :, n:]
+        y, M, S = _omega_block(M_chunk, M, S, qc, kw, vw, gw, ec, la, lt, c, ns_steps)
+        outputs.append(y)
     return torch.cat(outputs, dim=2), (M, S)
+
+
+def _omega_block(M_chunk, M, S, qc, kw, vw, gw, ec, la, lt, c, ns_steps):
+    """One block of n tokens of ``omega_memory``: outputs (B, H, n, V), block-end memory and momentum.
+
+    M_chunk: the chunk-start memory (gradients, eq. 39); M, S: block-start memory and momentum; qc:
+    (B, H, n, D) queries; kw, vw, gw: the L = n + c - 1 window slots (keys, values, gates) that the
+    block's windows cover; ec, la, lt: (B, H, n) eta, log alpha, log theta.
+    """
+    n, V = qc.shape[2], vw.shape[-1]
+    eye = torch.eye(V, dtype=qc.dtype, device=qc.device).unsqueeze(-2)  # (V, 1, V)
+    # eq. (9) gradient at the chunk-start memory: slot i contributes gamma_i R_i phi(k_i)^T
+    residual = kw @ M_chunk.mT - vw  # (B, H, L, V)
+    span = torch.arange(n + c - 1, device=qc.device)
+    rows = torch.arange(n, device=qc.device).unsqueeze(-1)
+    in_window = (span >= rows) & (span <= rows + c - 1)  # token t sees slots t .. t + c - 1
+    weights = in_window.to(qc.dtype) * gw.unsqueeze(-2)  # (B, H, n, L): gamma_i on the window
+    A = _decay_matrix(lt) @ weights  # (B, H, n, L): eq. (32) unrolled, S_t = p_t S + sum_i A[t, i] R_i phi(k_i)^T
+    p = lt.cumsum(-1).exp()  # p_t = prod of theta from the block start to t
+    F = torch.cat([S, kw], dim=-2)  # (B, H, V + L, D)
+    Z = torch.cat(  # (B, H, V + L, n, V): Z[:, :, :, t] = Z_t = [p_t I; diag(A_t) R], so that S_t = Z_t^T F
+        [eye * p[:, :, None, :, None], A.mT.unsqueeze(-1) * residual.unsqueeze(-2)], dim=-3
+    )
+    Zf = Z.flatten(-2)  # (B, H, V + L, n V)
+    read = (Zf.mT @ (F @ qc.mT)).unflatten(-2, (n, V))  # (B, H, n_j, V, n_t): S_j phi(q_t)
+    if ns_steps is None:  # eq. (33) without Muon: U_j = S_j
+        factors = None
+    else:  # eq. (33): U_j = NS5(S_j) = factors_j S_j, from the Gram matrices S_j S_j^T = Z_j^T F F^T Z_j
+        gram = torch.einsum("bhxtv,bhxtw->bhtvw", Z, ((F @ F.mT) @ Zf).unflatten(-1, (n, V)))
+        scale = 1 / (gram.diagonal(dim1=-2, dim2=-1).sum(-1).clamp_min(SQ_NORM_FLOOR).sqrt() + NS_EPS)  # 1/||S_j||
+        factors = newton_schulz5_gram(gram * scale[..., None, None] ** 2, ns_steps) * scale[..., None, None]
+        read = factors @ read  # (B, H, n_j, V, n_t): U_j phi(q_t)
+    Alpha = _decay_matrix(la) * ec.unsqueeze(-2)  # Alpha[t, j] = prod_{l=j+1}^{t} alpha_l * eta_j
+    alpha_from_start = la.cumsum(-1).exp()
+    # eq. (33) unrolled: y_t = M_t phi(q_t) with M_t = alpha_from_start[t] M - sum_{j<=t} Alpha[t, j] U_j
+    y = alpha_from_start.unsqueeze(-1) * (qc @ M.mT) - torch.einsum("bhtj,bhjvt->bhtv", Alpha, read)
+    last = Alpha[:, :, -1]  # sum_j last_j U_j = W F with W = sum_j last_j factors_j Z_j^T
+    if factors is None:
+        W = torch.einsum("bhj,bhxjv->bhvx", last, Z)
+    else:
+        W = torch.einsum("bhjvw,bhxjw->bhvx", last[..., None, None] * factors, Z)
+    return y, alpha_from_start[:, :, -1, None, None] * M - W @ F, Z[:, :, :, -1].mT @ F
 
 
 def omega_memory_sequential(
@@ -167,6 +229,15 @@ def omega_memory_sequential(
         M = alpha[:, :, t, None, None] * M - eta[:, :, t, None, None] * update  # eq. (33)
         outputs.append(torch.einsum("bhvd,bhd->bhv", M, q[:, :, t]))
     return torch.stack(outputs, dim=2), (M, S)
+
+
+def _block_sizes(T: int, C: int, b: int) -> list[int]:
+    """Lengths of the blocks that cover T tokens, at most b long, none crossing a multiple of C."""
+    sizes = []
+    for chunk_start in range(0, T, C):
+        n = min(C, T - chunk_start)
+        sizes += [b] * (n // b) + ([n % b] if n % b else [])
+    return sizes
 
 
 def _initial_state(state, B, H, V, D, like):
