@@ -226,7 +226,7 @@ def generate(out: Path, root: Path = ROOT, repo_url: str = "https://github.com/O
     for page, text in pages.items():
         (out / page).parent.mkdir(parents=True, exist_ok=True)
         (out / page).write_text(for_python_markdown(text))
-    for figure in (root / "results").glob("*/*"):
+    for figure in [*(root / "results").glob("*/*"), *(root / "results").glob("*/medium/*")]:
         if figure.suffix in FIGURES:
             dest = out / figure.relative_to(root)
             dest.parent.mkdir(parents=True, exist_ok=True)

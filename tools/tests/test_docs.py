@@ -63,6 +63,9 @@ def test_a_medium_run_gets_its_own_table_on_the_paper_page(repo, tmp_path):
     paper = (tmp_path / "out" / "papers" / "demo.md").read_text()
     assert "### Medium (the scale ladder)" in paper and "0/1 claims hold in the committed `medium` run" in paper
     assert "[report](../results/REPORT.md#demo)" in paper
+    (repo / "results" / "demo" / "medium" / "curve.png").write_bytes(b"png")
+    generate(tmp_path / "out", repo)
+    assert (tmp_path / "out" / "results" / "demo" / "medium" / "curve.png").read_bytes() == b"png"  # REPORT links it
 
 
 def test_missing_and_corrupt_results_are_said(repo):
