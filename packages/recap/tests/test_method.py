@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 from icml26_recap import AgentPolicy, ReCAPAgent, collect, sft_samples, train
-from icml26_recap.method import GRID, batch, tokens
+from icml26_recap.method import GRID, batch, loss, tokens
 from icml26_recap.tasks import ERRORS
 
 
@@ -63,3 +63,58 @@ def test_bad_inputs():
     samples = sft_samples(collect("text", 1, 0, size=128), size=128)
     with pytest.raises(ValueError, match="image="):
         AgentPolicy(ReCAPAgent(64, 8, 16)).act([s_obs(samples[0])], samples[0].context[None])
+
+
+def test_every_parameter_gets_a_gradient():
+    """A parameter whose exact gradient is 0 (a bias before a batch norm, a constant added to a whole heatmap)
+    gets only rounding noise, which Adam turns into steps of size lr that differ between CPUs: there is none."""
+    agent = ReCAPAgent(64, 8, 16, dtype="float64")
+    samples = sft_samples(collect("slider", 2, 0) + collect("click_button", 2, 0) + collect("text", 2, 0))
+    agent.train()
+    loss(agent, batch(samples, 64)).backward()
+    for name, p in agent.named_parameters():
+        grad = p.grad if name != "words.weight" else p.grad[1:]  # the padding word has none, by design
+        assert grad.abs().max() > 1e-8, name
+
+
+def test_initialisation_is_a_function_of_the_seed_alone():
+    torch.manual_seed(0)
+    a = ReCAPAgent(64, 8, 16, seed=3).state_dict()
+    torch.manual_seed(1)
+    b = ReCAPAgent(64, 8, 16, seed=3).state_dict()
+    assert all(torch.equal(v, b[k]) for k, v in a.items())
+    assert not torch.equal(a["glimpse.weight"], ReCAPAgent(64, 8, 16, seed=4).state_dict()["glimpse.weight"])
+    assert a["words.weight"][0].abs().max() == 0  # the padding word
+
+
+KERNEL_PATH_SCRIPT = """
+import sys, torch
+from icml26_recap import ReCAPAgent, collect, sft_samples, train
+torch.set_num_threads(1)
+agent = ReCAPAgent(64, 8, 16, dtype="float64", seed=1)
+losses = train(agent, sft_samples(collect("drag_slider", 6, 0)), epochs=3, batch_size=8, seed=2)
+torch.save({"losses": torch.tensor(losses, dtype=torch.float64), **agent.state_dict()}, sys.argv[1])
+"""
+
+
+def test_float64_training_is_the_same_on_the_default_kernel_path(tmp_path):
+    """Initialisation and a few Adam steps in float64 under torch's AVX2/AVX512 kernels (this process) and under
+    ATEN_CPU_CAPABILITY=default agree to ~1e-12 (float32, or torch's own initialisers, differ in the last bits
+    from the first step on, and training grows them: README, "Across machines")."""
+    import os
+    import subprocess
+    import sys
+
+    path = tmp_path / "default.pt"
+    env = {**os.environ, "ATEN_CPU_CAPABILITY": "default"}
+    subprocess.run([sys.executable, "-c", KERNEL_PATH_SCRIPT, str(path)], env=env, check=True)
+    default = torch.load(path)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        exec(KERNEL_PATH_SCRIPT.replace("sys.argv[1]", repr(str(tmp_path / "here.pt"))), {})
+    finally:
+        torch.set_num_threads(threads)
+    here = torch.load(tmp_path / "here.pt")
+    for name, value in here.items():
+        assert torch.allclose(value.double(), default[name].double(), rtol=0, atol=1e-9), name

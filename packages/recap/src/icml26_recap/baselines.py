@@ -17,7 +17,7 @@ from torch.nn import functional as F
 
 from .data import Sample
 from .env import Observation
-from .method import VOCAB, AgentPolicy, ReCAPAgent, tokens, train
+from .method import VOCAB, AgentPolicy, ReCAPAgent, check_dtype, init_parameters, tokens, train
 from .tasks import CAPTCHA_TYPES
 
 CLASSIFIER_STEPS = 20  # the prompt words alone tell the seven types apart
@@ -25,29 +25,29 @@ CLASSIFIER_STEPS = 20  # the prompt words alone tell the seven types apart
 
 class TypeClassifier(nn.Module):
     """Which CAPTCHA type a challenge is, from its screenshot (two strided convolutions, mean and max pooling)
-    and its prompt words (a bag of words), through one linear layer."""
+    and its prompt words (a bag of words), through one linear layer; ``dtype`` and ``seed`` as ``ReCAPAgent``'s."""
 
-    def __init__(self, types: tuple[str, ...] = CAPTCHA_TYPES) -> None:
+    def __init__(self, types: tuple[str, ...] = CAPTCHA_TYPES, dtype: str = "float32", seed: int = 0) -> None:
         super().__init__()
         self.types = types
         self.convs = nn.Sequential(nn.Conv2d(3, 8, 3, 2, 1), nn.ReLU(), nn.Conv2d(8, 16, 3, 2, 1), nn.ReLU())
         self.words = nn.EmbeddingBag(len(VOCAB), 16, mode="mean", padding_idx=0)
         self.linear = nn.Linear(48, len(types))
+        init_parameters(self, seed).to(check_dtype(dtype))
 
     def forward(self, image: torch.Tensor, words: torch.Tensor) -> torch.Tensor:
         """image (B, 3, H, W) uint8, words (B, MAX_WORDS) -> logits (B, len(types))."""
-        f = self.convs(image.float() / 127.5 - 1)
+        f = self.convs(image.to(self.linear.weight.dtype) / 127.5 - 1)
         return self.linear(torch.cat([f.mean((2, 3)), f.amax((2, 3)), self.words(words)], 1))
 
 
-def train_classifier(classifier: TypeClassifier, samples: list[Sample], steps: int, seed: int) -> list[float]:
+def train_classifier(classifier: TypeClassifier, samples: list[Sample], steps: int) -> list[float]:
     """``steps`` full-batch Adam steps of cross-entropy on the screenshots and prompts of ``samples``."""
     if not samples:
         raise fail("samples", samples, "a non-empty list of CAPTCHA samples")
     image = torch.from_numpy(np.stack([s.image for s in samples])).permute(0, 3, 1, 2)
     words = torch.tensor([tokens(s.instruction) for s in samples])
     target = torch.tensor([classifier.types.index(check_choice("kind", s.kind, classifier.types)) for s in samples])
-    torch.manual_seed(seed)
     optimiser = torch.optim.Adam(classifier.parameters(), lr=1e-2)
     losses = []
     for _ in range(check_int("steps", steps, 1)):
@@ -72,13 +72,14 @@ class ModularPipeline:
     def fit(
         cls, samples: list[Sample], size: int, epochs: int, lr: float, batch_size: int, seed: int, **agent_kw
     ) -> ModularPipeline:
-        """Train the classifier and each type's specialist on the CAPTCHA samples of that type."""
-        classifier = TypeClassifier()
-        train_classifier(classifier, samples, CLASSIFIER_STEPS, seed)
+        """Train the classifier and each type's specialist on the CAPTCHA samples of that type; every
+        initialisation is drawn from ``seed`` (before 0.1.2 the classifier's came from torch's global generator
+        as it happened to be)."""
+        classifier = TypeClassifier(dtype=agent_kw.get("dtype", "float32"), seed=seed)
+        train_classifier(classifier, samples, CLASSIFIER_STEPS)
         solvers = {}
         for i, kind in enumerate(CAPTCHA_TYPES):
-            torch.manual_seed(seed + i)
-            solvers[kind] = ReCAPAgent(size, **agent_kw)
+            solvers[kind] = ReCAPAgent(size, **agent_kw, seed=seed + i)
             train(solvers[kind], [s for s in samples if s.kind == kind], epochs, lr, batch_size, seed + i)
         return cls(classifier.eval(), solvers)
 

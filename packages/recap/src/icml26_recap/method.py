@@ -18,6 +18,8 @@ weights of the agent it improves, as in the paper.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import torch
 from icml26_shared import check_int, check_positive, fail
@@ -48,23 +50,70 @@ def tokens(instruction: tuple[str, ...]) -> list[int]:
     return ids + [0] * (MAX_WORDS - len(ids))
 
 
+DTYPES = {"float32": torch.float32, "float64": torch.float64}
+
+
+def check_dtype(dtype: str) -> torch.dtype:
+    """The torch dtype named ``dtype`` (``float32`` or ``float64``); else ValueError naming it."""
+    if dtype not in DTYPES:
+        raise fail("dtype", dtype, f"one of {list(DTYPES)}")
+    return DTYPES[dtype]
+
+
+def init_parameters(module: nn.Module, seed: int) -> nn.Module:
+    """Initialise ``module`` in place from numpy's generator ``seed``, with PyTorch's default bounds:
+    U(+-1/sqrt(fan_in)) for convolution and linear weights and biases, unit variance U(+-sqrt 3) for embeddings
+    (padding row 0).
+    Why not torch's own initialisers: its ``uniform_``/``normal_`` kernels and the global generator they read round
+    the last bits differently on different CPU capabilities (AVX512 vs default), and training grows those bits;
+    numpy's draws, correctly rounded, are the same on every CPU and need no global state."""
+    rng = np.random.default_rng(check_int("seed", seed, 0))
+    with torch.no_grad():
+        for m in module.modules():
+            if isinstance(m, nn.Conv2d | nn.Linear):
+                bound = 1 / math.sqrt(m.weight[0].numel())
+                params = [m.weight] + ([] if m.bias is None else [m.bias])
+            elif isinstance(m, nn.Embedding | nn.EmbeddingBag):
+                bound, params = math.sqrt(3), [m.weight]
+            else:
+                continue
+            for p in params:
+                p.copy_(torch.from_numpy(rng.uniform(-bound, bound, tuple(p.shape))))
+            if getattr(m, "padding_idx", None) is not None:
+                m.weight[m.padding_idx] = 0
+    return module
+
+
+def grid_axis(n: int) -> torch.Tensor:
+    """``n`` points evenly spaced over [-1, 1] (float64), each one correctly rounded division, so the same bits on
+    every CPU (``torch.linspace``'s vectorised kernel rounds differently between CPU capabilities)."""
+    return (2 * torch.arange(n, dtype=torch.float64) - (n - 1)) / (n - 1)
+
+
 class ReCAPAgent(nn.Module):
     """Screenshot encoder, instruction and context embeddings, reflection/action/coordinate/text heads.
 
-    ``size``: screenshot side (px, multiple of 32); ``width``: encoder channels; ``hidden``: joint embedding.
+    ``size``: screenshot side (px, multiple of 32); ``width``: encoder channels; ``hidden``: joint embedding;
+    ``dtype``: of the weights and activations (``float64`` keeps CPU runs identical across kernel paths far
+    longer than ``float32``; see the README's "Across machines"); ``seed``: of ``init_parameters``.
     """
 
-    def __init__(self, size: int = 64, width: int = 32, hidden: int = 128) -> None:
+    def __init__(
+        self, size: int = 64, width: int = 32, hidden: int = 128, dtype: str = "float32", seed: int = 0
+    ) -> None:
         super().__init__()
         check_int("size", size, 2 * GRID)
         if size % (2 * GRID):
             raise fail("size", size, f"a multiple of {2 * GRID}")
+        torch_dtype = check_dtype(dtype)
         self.size = size
         w2 = width // 2
         stride = size // (2 * GRID)  # the first stage brings any size to twice the heatmap grid
-        self.stage1 = nn.Conv2d(5, w2, stride + 2, stride, 1)  # 32 x 32
-        self.stage2 = nn.Conv2d(w2, width, 3, 2, 1)  # 16 x 16 = GRID
-        self.stage3 = nn.Conv2d(width, width, 3, 2, 1)  # 8 x 8
+        # no bias before a batch norm (it subtracts the bias again): its exact gradient is 0, so Adam would
+        # turn the gradient's rounding noise into steps of size lr
+        self.stage1 = nn.Conv2d(5, w2, stride + 2, stride, 1, bias=False)  # 32 x 32
+        self.stage2 = nn.Conv2d(w2, width, 3, 2, 1, bias=False)  # 16 x 16 = GRID
+        self.stage3 = nn.Conv2d(width, width, 3, 2, 1, bias=False)  # 8 x 8
         self.norms = nn.ModuleList(nn.BatchNorm2d(c) for c in (w2, width, width))
         self.glimpse = nn.Linear(width * (GRID // 2) ** 2, hidden)
         self.words = nn.Embedding(len(VOCAB), 16, padding_idx=0)
@@ -78,24 +127,33 @@ class ReCAPAgent(nn.Module):
         channels = 2 * width + 4
         self.film = nn.Linear(hidden, 2 * channels)
         self.point_prior = nn.Linear(hidden, len(POINT_HEADS) * GRID * GRID)  # where global cues point
-        self.point_mlp = nn.Sequential(nn.Conv2d(channels, 32, 1), nn.ReLU(), nn.Conv2d(32, len(POINT_HEADS), 1))
-        axis = torch.linspace(-1, 1, GRID)
+        # no bias on the last layer: a constant per heatmap cancels in its softmax (exact gradient 0, as above)
+        self.point_mlp = nn.Sequential(
+            nn.Conv2d(channels, 32, 1), nn.ReLU(), nn.Conv2d(32, len(POINT_HEADS), 1, bias=False)
+        )
+        axis = grid_axis(GRID)
         y, x = torch.meshgrid(axis, axis, indexing="ij")
         self.register_buffer("coords", torch.stack([x, y, x * x, y * y])[None], persistent=False)
-        full = torch.linspace(-1, 1, size)
+        full = grid_axis(size)
         fy, fx = torch.meshgrid(full, full, indexing="ij")
         self.register_buffer("coords_in", torch.stack([fx, fy])[None], persistent=False)
+        init_parameters(self, seed).to(torch_dtype)
+
+    @property
+    def dtype(self) -> torch.dtype:
+        return self.coords.dtype
 
     def encode(self, image: torch.Tensor, words: torch.Tensor, context: torch.Tensor):
         """image (B, 3, H, W) uint8, words (B, MAX_WORDS), context (B, CONTEXT_DIM) ->
         (h (B, hidden), multi-scale maps (B, C, GRID, GRID))."""
-        x = torch.cat([image.float() / 127.5 - 1, self.coords_in.expand(len(image), -1, -1, -1)], 1)
+        pixels = image.to(self.dtype) / 127.5 - 1
+        x = torch.cat([pixels, self.coords_in.expand(len(image), -1, -1, -1)], 1)
         f1 = F.relu(self.norms[0](self.stage1(x)))
         f2 = F.relu(self.norms[1](self.stage2(f1)))
         f3 = F.relu(self.norms[2](self.stage3(f2)))
         g = self.glimpse(f3.flatten(1))
         e = self.instruction(self.words(words).flatten(1))
-        h = F.relu(self.joint(F.relu(g + e + self.context(context))))
+        h = F.relu(self.joint(F.relu(g + e + self.context(context.to(self.dtype)))))
         maps = torch.cat(
             [f2, F.interpolate(f3, size=GRID, mode="nearest"), self.coords.expand(len(image), -1, -1, -1)], 1
         )

@@ -8,6 +8,7 @@ Everything is drawn on a 64x64 RGB canvas (the environment upscales it for large
 
 from __future__ import annotations
 
+import threading
 from functools import cache
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from PIL import Image, ImageDraw, ImageFont
 CANVAS = 64  # every layout is defined on a 64x64 grid
 FONTS = ("DejaVuSans-Bold.ttf", "DejaVuSerif-Bold.ttf", "DejaVuSansMono-Bold.ttf")
 SPLITS = ("train", "test")
+_FONT_LOCK = threading.Lock()  # the cached fonts are shared: one FreeType face is not safe in two threads at once
 
 
 @cache
@@ -69,9 +71,10 @@ def draw_glyph(
 ) -> None:
     """Draw ``text`` centred at ``center``, rotated by a random angle in [-max_angle, max_angle] degrees."""
     f = font(size, font_name)
-    left, top, right, bottom = f.getbbox(text)
-    tile = Image.new("RGBA", (right - left + 4, bottom - top + 4), (0, 0, 0, 0))
-    ImageDraw.Draw(tile).text((2 - left, 2 - top), text, font=f, fill=(*fill, 255))
+    with _FONT_LOCK:
+        left, top, right, bottom = f.getbbox(text)
+        tile = Image.new("RGBA", (right - left + 4, bottom - top + 4), (0, 0, 0, 0))
+        ImageDraw.Draw(tile).text((2 - left, 2 - top), text, font=f, fill=(*fill, 255))
     if max_angle and rng is not None:
         tile = tile.rotate(float(rng.uniform(-max_angle, max_angle)), resample=Image.BILINEAR, expand=True)
     x, y = round(center[0] - tile.width / 2), round(center[1] - tile.height / 2)
