@@ -45,12 +45,16 @@ window.MathJax = {
   options: {ignoreHtmlClass: ".*|", processHtmlClass: "arithmatex"},
 };
 """
-# At 1280 px a long line of code (the `# ->` outputs) wraps instead of running off the box; table cells break
-# long words so a table fits where it can (REPORT's summary, its figure column), and one still wider than the
-# text scrolls with a visible bar: no column is cut off.
+# At 1280 px a long line of code (the `# ->` outputs) wraps instead of running off the box; table cells (code
+# included) break long words and headers drop the theme's 5rem minimum, so a table fits where it can (REPORT's
+# summary, its quick-vs-medium claim tables, the Performance section), and one still wider than the text
+# scrolls with a visible bar: no column is cut off.
 EXTRA_CSS = """.md-typeset pre > code { white-space: pre-wrap; overflow-wrap: anywhere; }
 .md-typeset__scrollwrap { overflow-x: auto; scrollbar-width: auto; }
-.md-typeset table:not([class]) td { overflow-wrap: anywhere; }
+.md-typeset table:not([class]) td, .md-typeset table:not([class]) th { overflow-wrap: anywhere; }
+.md-typeset table:not([class]) code { white-space: normal; overflow-wrap: anywhere; }
+.md-typeset table:not([class]) th { min-width: 0; }
+.md-typeset table:not([class]) :is(th, td) { padding: 0.5em 0.6em; }
 .md-typeset table:not([class]) td img { max-width: 100%; }
 """
 VIEWING = """
