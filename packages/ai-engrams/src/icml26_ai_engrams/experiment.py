@@ -508,14 +508,13 @@ def load_llm(config: Config):
     extra is absent."""
     import torch
     from icml26_shared import load_smollm2
-    from icml26_shared.datasets import load_shakespeare
+    from icml26_shared.llm import shakespeare_ids
 
     from .data import country_facts
     from .llm import CausalLM
 
     model, tokenizer = load_smollm2()
-    text = load_shakespeare(n_chars=HELDOUT_CHARS)
-    ids = torch.tensor(tokenizer(text)["input_ids"])
+    ids = shakespeare_ids(tokenizer, HELDOUT_CHARS)
     span = config.llm_heldout_length + 1
     check_int("llm_heldout_length", span, 2, len(ids) // config.llm_heldout_windows)
     starts = np.linspace(0, len(ids) - span, config.llm_heldout_windows).astype(int)
