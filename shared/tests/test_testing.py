@@ -1,3 +1,5 @@
+import importlib.util
+
 import pytest
 from icml26_shared.testing import run_readme_usage
 
@@ -84,3 +86,10 @@ def test_tolerances_widen_for_trained_values(tmp_path):
     run_readme_usage(readme, rtol=0.05)  # 5%: 0.73 +- 0.0365, 117 +- 5.85
     with pytest.raises(AssertionError, match="118 differs from 117 by more than 0.05"):
         run_readme_usage(readme, atol=0.05)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="needs torch")
+def test_on_default_kernels_runs_torch_on_its_portable_kernels(tmp_path):
+    from icml26_shared.testing import on_default_kernels
+
+    assert on_default_kernels(__file__, "torch.backends.cpu.get_cpu_capability()", tmp_path) == "DEFAULT"

@@ -5,15 +5,11 @@ fill), and training grows such differences until the pre-trained backbone is ano
 committed results' verdicts flipped on another CPU). In float64 they stay at rounding level.
 """
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import torch
 from icml26_atr.data import default_vocabulary, pretraining_images
 from icml26_atr.experiment import CONFIGS, make_model
 from icml26_atr.training import pretrain
+from icml26_shared.testing import on_default_kernels
 
 
 def pretrained():
@@ -27,13 +23,7 @@ def pretrained():
 
 
 def test_pretraining_is_the_same_on_the_default_kernel_path(tmp_path):
-    script = (
-        f"import sys, torch; sys.path.insert(0, {str(Path(__file__).parent)!r}); "
-        "from test_kernel_paths import pretrained; torch.save(pretrained().state_dict(), sys.argv[1])"
-    )
-    env = {**os.environ, "ATEN_CPU_CAPABILITY": "default"}
-    subprocess.run([sys.executable, "-c", script, str(tmp_path / "default.pt")], env=env, check=True)
-    other = torch.load(tmp_path / "default.pt")
+    other = on_default_kernels(__file__, "pretrained().state_dict()", tmp_path)
     # 1e-10: the attention key bias has a zero gradient up to rounding (softmax ignores a shift of every score),
     # which AdamW's normalisation turns into steps of ~1e-12 that differ between the paths; every other
     # parameter agrees to ~1e-16. The float32 draws of the old code differed by ~1e-6.

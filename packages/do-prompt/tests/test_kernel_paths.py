@@ -7,15 +7,11 @@ so two machines cached different towers, every seed shared the difference and ve
 differences stay at rounding level.
 """
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import torch
 import torch.nn.functional as F
 from icml26_do_prompt.data import load_foregrounds
 from icml26_do_prompt.towers import pretrain_image_tower
+from icml26_shared.testing import on_default_kernels
 
 
 def pretrained() -> dict[str, torch.Tensor]:
@@ -26,13 +22,7 @@ def pretrained() -> dict[str, torch.Tensor]:
 
 
 def test_pretraining_is_the_same_on_the_default_kernel_path(tmp_path):
-    script = (
-        f"import sys, torch; sys.path.insert(0, {str(Path(__file__).parent)!r}); "
-        "from test_kernel_paths import pretrained; torch.save(pretrained(), sys.argv[1])"
-    )
-    env = {**os.environ, "ATEN_CPU_CAPABILITY": "default"}
-    subprocess.run([sys.executable, "-c", script, str(tmp_path / "default.pt")], env=env, check=True)
-    other = torch.load(tmp_path / "default.pt")
+    other = on_default_kernels(__file__, "pretrained()", tmp_path)
     # The 0.1.1 code (float32, float32 captions) differed by 2.5e-8 before the first step, 6.6e-4 after three; float64
     # agrees to ~1e-15, also in the attention key bias (a zero gradient up to rounding, which Adam's
     # normalisation turns into steps that differ between the paths: 6e-10 after the quick config's 150 steps).

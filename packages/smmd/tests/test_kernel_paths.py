@@ -5,13 +5,9 @@ fill), and training grows such differences until test predictions move (issue 27
 standard errors on another CPU). In float64 they stay at rounding level.
 """
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import torch
+from icml26_shared.testing import on_default_kernels
 from icml26_smmd.data import addition_task
 from icml26_smmd.experiment import CONFIGS, _objective
 from icml26_smmd.models import AnswerHead, PromptEncoder, TokenReader
@@ -33,12 +29,6 @@ def trained_adder() -> TokenReader:
 
 
 def test_training_is_the_same_on_the_default_kernel_path(tmp_path):
-    script = (
-        f"import sys, torch; sys.path.insert(0, {str(Path(__file__).parent)!r}); "
-        "from test_kernel_paths import trained_adder; torch.save(trained_adder().state_dict(), sys.argv[1])"
-    )
-    env = {**os.environ, "ATEN_CPU_CAPABILITY": "default"}
-    subprocess.run([sys.executable, "-c", script, str(tmp_path / "default.pt")], env=env, check=True)
-    other = torch.load(tmp_path / "default.pt")
+    other = on_default_kernels(__file__, "trained_adder().state_dict()", tmp_path)
     for name, value in trained_adder().state_dict().items():
         assert torch.allclose(value, other[name], rtol=0, atol=1e-12), name

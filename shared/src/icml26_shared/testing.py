@@ -269,3 +269,22 @@ def check_benchmarks(package_dir: str | os.PathLike) -> list[Any]:
         assert not bad, f"{script.name}: ratios not finite and > 0: {bad}"
         records.append(record)
     return records
+
+
+def on_default_kernels(test_file: str | os.PathLike, expression: str, out_dir: str | os.PathLike) -> Any:
+    """Evaluate ``expression`` (a tensor or state dict made by functions of the test module ``test_file``) in a
+    fresh Python with ``ATEN_CPU_CAPABILITY=default``, torch's portable kernels, which round differently from
+    the AVX2/AVX512 ones this machine uses; return it, to compare with the same expression in this process.
+    A result that differs between the two was decided by floating-point noise, and would differ between CPUs."""
+    import subprocess
+
+    import torch
+
+    test_file, path = Path(test_file), Path(out_dir) / "default_kernels.pt"
+    script = (
+        f"import sys, torch; sys.path.insert(0, {str(test_file.parent)!r}); from {test_file.stem} import *; "
+        f"torch.save({expression}, sys.argv[1])"
+    )
+    env = {**os.environ, "ATEN_CPU_CAPABILITY": "default"}
+    subprocess.run([sys.executable, "-c", script, str(path)], env=env, check=True)
+    return torch.load(path)
