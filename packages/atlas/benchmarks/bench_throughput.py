@@ -8,22 +8,27 @@ process. Throughput is tokens per CPU-second of the process (single-threaded, so
 throughput on an idle core and is less disturbed by other jobs); peak memory is the most bytes
 allocated at once during one forward + backward, from the allocation events of torch's CPU profiler
 (``profile_memory=True``; tracemalloc does not see torch's allocator). Ratios are Atlas over each
-baseline at the same T; the crossover is the T where Atlas becomes faster than softmax attention, or,
-past the longest T, the extrapolation with softmax cost ~ T^2 and Atlas cost ~ T.
+baseline at the same T (> 1: Atlas better); the crossover is the T where Atlas becomes faster than softmax
+attention, or, past the longest T, the extrapolation with softmax cost ~ T^2 and Atlas cost ~ T.
 
-    python packages/atlas/benchmarks/bench_throughput.py [--lengths 1024 2048 4096 8192 16384]
+Run: python packages/atlas/benchmarks/bench_throughput.py [--tiny] [--out results]
 """
 
-import argparse
+from __future__ import annotations
+
 import multiprocessing
 import time
 
+from icml26_shared.bench import Benchmark, Case, bench_main
+
 RULES = ("atlas", "deltanet", "softmax", "softmax_materialised")
+LENGTHS, TINY_LENGTHS = (1024, 2048, 4096, 8192, 16384), (128,)
+MAX_MATERIALISED = 8192  # longest T for the T x T path
 WIDTH, HEADS, HEAD_DIM, CHUNK = 64, 4, 16, 64
 
 
 def one_run(rule: str, T: int, min_seconds: float) -> tuple[float, float]:
-    """(tokens per CPU-second, peak allocated MiB) of forward + backward on a (1, T, 64) input."""
+    """(tokens per CPU-second, peak allocated bytes) of forward + backward on a (1, T, 64) input."""
     import contextlib
 
     import torch
@@ -55,7 +60,7 @@ def one_run(rule: str, T: int, min_seconds: float) -> tuple[float, float]:
     for _, nbytes in events:
         current += nbytes
         peak = max(peak, current)
-    return speed, peak / 2**20
+    return speed, float(peak)
 
 
 def crossover(lengths: list[int], ratios: list[float]) -> str:
@@ -67,34 +72,36 @@ def crossover(lengths: list[int], ratios: list[float]) -> str:
     return f"not reached up to T = {T} (ratio {ratio:.2f}); ratio ~ T extrapolates to T ~ {T / ratio:.0f}"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lengths", type=int, nargs="+", default=[1024, 2048, 4096, 8192, 16384])
-    parser.add_argument("--min-seconds", type=float, default=1.0, help="CPU seconds of timed runs per point")
-    parser.add_argument("--max-materialised", type=int, default=8192, help="longest T for the T x T path")
-    args = parser.parse_args()
+def run(tiny: bool) -> Benchmark:
+    """Every (rule, T) in a fresh process (fresh allocator and profiler); Atlas against each baseline in speed and
+    in peak memory."""
+    lengths, min_seconds = (TINY_LENGTHS, 0.0) if tiny else (LENGTHS, 1.0)
     context = multiprocessing.get_context("spawn")
-    print(f"one layer, d_model {WIDTH}, {HEADS} heads x {HEAD_DIM}, chunk {CHUNK}, forward+backward, CPU, 1 thread")
-    print(f"{'T':>6} {'rule':<21} {'tokens/cpu-s':>12} {'peak MiB':>9}")
     results: dict[str, dict[int, tuple[float, float]]] = {rule: {} for rule in RULES}
-    for T in args.lengths:
+    for T in lengths:
         for rule in RULES:
-            if rule == "softmax_materialised" and T > args.max_materialised:
-                continue
-            with context.Pool(1) as pool:
-                results[rule][T] = pool.apply(one_run, (rule, T, args.min_seconds))
-            speed, peak = results[rule][T]
-            print(f"{T:6d} {rule:<21} {speed:12.0f} {peak:9.1f}", flush=True)
-    print("\nAtlas / baseline at the same T: speed ratio (> 1: Atlas faster), peak-memory ratio (< 1: Atlas smaller)")
+            if tiny:  # in this process: the tests load this file under another name, which spawn cannot import
+                results[rule][T] = one_run(rule, T, min_seconds)
+            elif rule != "softmax_materialised" or T <= MAX_MATERIALISED:
+                with context.Pool(1) as pool:
+                    results[rule][T] = pool.apply(one_run, (rule, T, min_seconds))
+    cases, notes = [], []
     for rule in RULES[1:]:
-        lengths = sorted(results[rule])
-        speed_ratios = [results["atlas"][T][0] / results[rule][T][0] for T in lengths]
-        memory_ratios = [results["atlas"][T][1] / results[rule][T][1] for T in lengths]
-        cells = "  ".join(f"{T}: {s:.2f}x / {m:.1f}x" for T, s, m in zip(lengths, speed_ratios, memory_ratios))
-        print(f"vs {rule:<21} {cells}")
+        for T in sorted(results[rule]):
+            (speed, peak), (base_speed, base_peak) = results["atlas"][T], results[rule][T]
+            cases.append(Case(f"T={T}, tokens per CPU-s", rule, speed, base_speed, "tokens/s"))
+            cases.append(Case(f"T={T}, peak memory", rule, peak, base_peak, "B"))
         if rule.startswith("softmax"):
-            print(f"   crossover with {rule}: {crossover(lengths, speed_ratios)}")
+            ratios = [results["atlas"][T][0] / results[rule][T][0] for T in sorted(results[rule])]
+            notes.append(f"crossover with {rule}: {crossover(sorted(results[rule]), ratios)}")
+    return Benchmark(
+        f"one Atlas layer vs DeltaNet, flash softmax and materialised T x T softmax attention, forward + backward, "
+        f"d_model {WIDTH}, {HEADS} heads x {HEAD_DIM}, chunk {CHUNK}, batch 1, one thread, T = "
+        f"{', '.join(map(str, lengths))}",
+        tuple(cases),
+        "; ".join(notes),
+    )
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(bench_main("atlas", run))
