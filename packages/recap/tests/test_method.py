@@ -6,6 +6,7 @@ import torch
 from icml26_recap import AgentPolicy, ReCAPAgent, collect, sft_samples, train
 from icml26_recap.method import GRID, batch, loss, tokens
 from icml26_recap.tasks import ERRORS
+from icml26_shared.testing import on_default_kernels
 
 
 def test_forward_shapes():
@@ -87,34 +88,22 @@ def test_initialisation_is_a_function_of_the_seed_alone():
     assert a["words.weight"][0].abs().max() == 0  # the padding word
 
 
-KERNEL_PATH_SCRIPT = """
-import sys, torch
-from icml26_recap import ReCAPAgent, collect, sft_samples, train
-torch.set_num_threads(1)
-agent = ReCAPAgent(64, 8, 16, dtype="float64", seed=1)
-losses = train(agent, sft_samples(collect("drag_slider", 6, 0)), epochs=3, batch_size=8, seed=2)
-torch.save({"losses": torch.tensor(losses, dtype=torch.float64), **agent.state_dict()}, sys.argv[1])
-"""
+def trained_state() -> dict[str, torch.Tensor]:
+    """A float64 agent after three epochs of SFT on six drag episodes (one torch thread), with its losses."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        agent = ReCAPAgent(64, 8, 16, dtype="float64", seed=1)
+        losses = train(agent, sft_samples(collect("drag_slider", 6, 0)), epochs=3, batch_size=8, seed=2)
+    finally:
+        torch.set_num_threads(threads)
+    return {"losses": torch.tensor(losses, dtype=torch.float64), **agent.state_dict()}
 
 
 def test_float64_training_is_the_same_on_the_default_kernel_path(tmp_path):
     """Initialisation and a few Adam steps in float64 under torch's AVX2/AVX512 kernels (this process) and under
     ATEN_CPU_CAPABILITY=default agree to ~1e-12 (float32, or torch's own initialisers, differ in the last bits
     from the first step on, and training grows them: README, "Across machines")."""
-    import os
-    import subprocess
-    import sys
-
-    path = tmp_path / "default.pt"
-    env = {**os.environ, "ATEN_CPU_CAPABILITY": "default"}
-    subprocess.run([sys.executable, "-c", KERNEL_PATH_SCRIPT, str(path)], env=env, check=True)
-    default = torch.load(path)
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        exec(KERNEL_PATH_SCRIPT.replace("sys.argv[1]", repr(str(tmp_path / "here.pt"))), {})
-    finally:
-        torch.set_num_threads(threads)
-    here = torch.load(tmp_path / "here.pt")
-    for name, value in here.items():
+    default = on_default_kernels(__file__, "trained_state()", tmp_path)
+    for name, value in trained_state().items():
         assert torch.allclose(value.double(), default[name].double(), rtol=0, atol=1e-9), name
