@@ -21,6 +21,8 @@ RELEASE_ENV := .venvs/release
 OUT ?=
 # make reproduce CONFIG=medium: the scale ladder's medium runs (the papers that have one) instead of quick.
 CONFIG ?= quick
+# make reproduce JOBS=1 OUT=results: one paper at a time, so each record's timing is an idle one (issue 28)
+JOBS ?= 2
 # The package whose release dry run make ci exercises (every step but the upload).
 RELEASE_PACKAGE ?= sinkhorn-te
 # The repository's address: [tool.icml26] in pyproject.toml, the one place that defines it (release links, docs).
@@ -63,17 +65,17 @@ $(PACKAGES): %: uv
 
 reproduce: setup  ## run every paper's quick config (CONFIG=medium: medium) and verify it against results/ claim by claim (OUT=results: write there)
 ifeq ($(strip $(OUT)),)
-	$(ICML26) verify --all --config $(CONFIG) --jobs 2
+	$(ICML26) verify --all --config $(CONFIG) --jobs $(JOBS)
 else
 	@# the committed snapshot is the reference: copy it first, since the run may write over it
 	rm -rf .venvs/reference && mkdir -p .venvs && cp -r results .venvs/reference
-	@status=0; $(ICML26) verify --all --config $(CONFIG) --jobs 2 --out $(OUT) --reference .venvs/reference || status=$$?; \
+	@status=0; $(ICML26) verify --all --config $(CONFIG) --jobs $(JOBS) --out $(OUT) --reference .venvs/reference || status=$$?; \
 	rm -rf .venvs/reference; \
 	$(ICML26) report --out $(OUT) $(if $(filter results,$(OUT)),--readme README.md); exit $$status
 endif
 
 refresh: setup  ## rerun only the papers whose results/ are out of date (icml26 reproduce; CONFIG=medium too), then the report
-	$(ICML26) reproduce --all --config $(CONFIG) --out results --jobs 2
+	$(ICML26) reproduce --all --config $(CONFIG) --out results --jobs $(JOBS)
 	$(MAKE) --no-print-directory report
 
 # make bench PAPERS="atlas sinkhorn-te": only those papers' benchmarks (default: every packages/*/benchmarks).
