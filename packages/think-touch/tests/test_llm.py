@@ -14,6 +14,7 @@ from icml26_think_touch.llm import (
     block_groups,
     fine_tune_llm,
     held_out_windows,
+    in_fresh_process,
     llm_available,
     llm_claim_metrics,
     measure_llm,
@@ -156,6 +157,14 @@ def test_a_missing_llm_extra_names_the_install(monkeypatch):
     assert not report.error and report.step.startswith("ran on cpu"), report.step
     assert any("SmolLM2" in m.name for m in report.missing)
     assert report.built.parameters > 134_000_000
+
+
+def test_a_method_whose_process_dies_is_named():
+    import os
+
+    assert in_fresh_process(abs, -3, method="full") == 3
+    with pytest.raises(RuntimeError, match="method='full': its process died"):
+        in_fresh_process(os._exit, 9, method="full")  # as the out-of-memory killer ends it: no result
 
 
 @pytest.mark.parametrize(

