@@ -22,7 +22,7 @@ def test_smoke_run_writes_results(tmp_path):
 
 
 def test_configs_and_claims():
-    assert set(CONFIGS) == {"smoke", "quick", "paper"}
+    assert set(CONFIGS) == {"smoke", "quick", "medium", "paper"}
     assert len(CONFIGS["quick"].seeds) >= 3 and CONFIGS["quick"].scenes >= 20
     assert EXPERIMENT.config("quick") is CONFIGS["quick"]
 
@@ -46,3 +46,9 @@ def test_configs_and_claims():
 def test_config_rejects_bad_values(kwargs, name):
     with pytest.raises(ValueError, match=f"{name}="):
         Config(**kwargs)
+
+
+def test_medium_config_trains_a_wider_denoiser_longer():
+    quick, medium = CONFIGS["quick"], CONFIGS["medium"]
+    assert medium.dim > quick.dim and medium.train_steps == 4 * quick.train_steps
+    assert medium == Config(seeds=quick.seeds, dim=medium.dim, train_steps=medium.train_steps)

@@ -21,8 +21,14 @@ def test_smoke_run_writes_results(tmp_path):
 
 
 def test_configs():
-    assert set(CONFIGS) == {"smoke", "quick", "paper"}
+    assert set(CONFIGS) == {"smoke", "quick", "medium", "paper"}
     assert len(CONFIGS["quick"].seeds) >= 3
+
+
+def test_medium_config_is_quick_with_the_seeds_that_decide_the_selection_claim():
+    quick, medium = CONFIGS["quick"], CONFIGS["medium"]
+    assert len(medium.seeds) == 70 > len(quick.seeds) and medium.workers == 2
+    assert medium == Config(seeds=medium.seeds, workers=quick.workers)  # nothing else changes
 
 
 def test_discriminability():

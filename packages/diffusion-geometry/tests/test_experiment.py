@@ -23,7 +23,7 @@ def test_smoke_run_writes_results(tmp_path):
 
 
 def test_configs_and_claims():
-    assert set(CONFIGS) == {"smoke", "quick", "paper"}
+    assert set(CONFIGS) == {"smoke", "quick", "medium", "paper"}
     assert len(CONFIGS["quick"].seeds) >= 3
     assert CONFIGS["paper"].backbone == "sd3.5-medium" and CONFIGS["paper"].d_low == 64
     assert CONFIGS["quick"].eps == 0.02 and CONFIGS["quick"].sampler_steps == 12
@@ -50,3 +50,9 @@ def test_config_rejects_bad_values(kwargs, name):
 def test_unknown_config_name_is_refused():
     with pytest.raises(ValueError, match="config="):
         EXPERIMENT.run("huge")
+
+
+def test_medium_config_trains_longer_on_more_latents():
+    quick, medium = CONFIGS["quick"], CONFIGS["medium"]
+    assert medium.train_steps == 3 * quick.train_steps and medium.samples == 8 * quick.samples
+    assert medium == Config(seeds=quick.seeds, train_steps=medium.train_steps, samples=medium.samples)

@@ -21,3 +21,12 @@ def test_smoke_run_writes_results(tmp_path, monkeypatch):
 
 def test_quick_config_has_at_least_three_seeds():
     assert len(CONFIGS["quick"].seeds) >= 3 and CONFIGS["paper"].train_steps > CONFIGS["quick"].train_steps
+
+
+def test_medium_config_trains_longer_and_wider_than_quick():
+    from icml26_diffusion_info.experiment import Config
+
+    quick, medium = CONFIGS["quick"], CONFIGS["medium"]
+    assert set(CONFIGS) == {"smoke", "quick", "medium", "paper"}
+    assert medium.train_steps > 6 * quick.train_steps and medium.width == 2 * quick.width
+    assert medium == Config(train_steps=medium.train_steps, width=medium.width) and medium.seeds == quick.seeds

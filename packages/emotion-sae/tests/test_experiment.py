@@ -36,8 +36,17 @@ def test_operating_point_rule():
 
 
 def test_configs():
-    assert set(CONFIGS) == {"smoke", "quick", "paper"}
+    assert set(CONFIGS) == {"smoke", "quick", "medium", "paper"}
     assert len(CONFIGS["quick"].seeds) >= 3
+
+
+def test_medium_config_is_a_larger_longer_trained_quick_with_six_seeds():
+    quick, medium = CONFIGS["quick"], CONFIGS["medium"]
+    assert len(medium.seeds) == 6 and medium.d_model > quick.d_model and medium.d_sae == 8 * medium.d_model
+    assert medium.tts_steps == 3 * quick.tts_steps and medium.sae_steps == 3 * quick.sae_steps
+    assert medium.m == CONFIGS["paper"].m == 16 and medium.n_val == 2 * quick.n_val
+    kept = ("alphas", "content_floor", "k", "layer", "n_layers", "n_test", "selection_rule", "tts_lr", "sae_lr")
+    assert all(getattr(medium, k) == getattr(quick, k) for k in kept)
 
 
 @pytest.mark.parametrize(

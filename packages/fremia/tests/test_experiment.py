@@ -25,6 +25,15 @@ def test_quick_config_is_within_the_rules():
     assert len(quick.seeds) >= 3 and quick.tau <= (quick.image_size - 1) // 2
 
 
+def test_medium_config_attacks_4x_the_images_with_as_many_visits_per_member():
+    quick, medium = CONFIGS["quick"], CONFIGS["medium"]
+    assert set(CONFIGS) == {"smoke", "quick", "medium", "paper"}
+    assert medium.n_members == medium.n_holdout == 4 * quick.n_members
+    visits = [c.train_steps * c.batch_size / c.n_members for c in (quick, medium)]
+    assert visits[0] == visits[1] == 1500
+    assert medium == Config(seeds=quick.seeds, n_members=512, n_holdout=512, train_steps=12000, workers=2)
+
+
 @pytest.mark.parametrize(
     ("kwargs", "name"),
     [

@@ -26,7 +26,7 @@ def test_smoke_run_writes_results(tmp_path):
 
 
 def test_configs_and_claims():
-    assert set(CONFIGS) == {"smoke", "quick", "paper"}
+    assert set(CONFIGS) == {"smoke", "quick", "medium", "paper"}
     assert len(CONFIGS["quick"].seeds) >= 3
     assert {c.metric for c in CLAIMS} == {
         "worst_unfiltered_protected_acc",
@@ -34,6 +34,15 @@ def test_configs_and_claims():
         "low_pass_em_minus_fuse",
         "low_band_share_fuse_minus_em",
     }
+
+
+def test_medium_config_doubles_quick_training_with_30_seeds():
+    quick, medium = CONFIGS["quick"], CONFIGS["medium"]
+    assert len(medium.seeds) == 30 and medium.n_train == quick.n_train
+    doubled = ("victim_epochs", "em_rounds", "fuse_rounds", "generator_steps")
+    assert all(getattr(medium, k) == 2 * getattr(quick, k) for k in doubled)
+    kept = ("eps", "lr", "batch_size", "em_pgd_steps", "low_pass_cutoff", "generator_em_filters")
+    assert all(getattr(medium, k) == getattr(quick, k) for k in kept)
 
 
 def test_rejects_unknown_config_and_bad_seeds():

@@ -23,3 +23,14 @@ def test_config_refuses_a_vocabulary_smaller_than_its_samples():
     with pytest.raises(ValueError, match="max_nodes=256"):
         Config(depth=2, neighbors=20, max_nodes=256)
     assert CONFIGS["paper"].cn_max_nodes == CONFIGS["paper"].max_nodes == 842
+
+
+def test_medium_config_trains_longer_on_quick_sizes_with_more_seeds():
+    from icml26_pencil.experiment import CONFIGS
+
+    quick, medium = CONFIGS["quick"], CONFIGS["medium"]
+    assert set(CONFIGS) == {"smoke", "quick", "medium", "paper"}
+    assert medium.cn_epochs == 5 * quick.cn_epochs and medium.epochs > quick.epochs and len(medium.seeds) == 10
+    assert medium.pairs_per_epoch == 0 < quick.pairs_per_epoch  # every training edge each epoch
+    same = ("d", "layers", "heads", "ffn", "max_nodes", "neighbors", "lr", "batch", "cn_d", "cn_lr", "datasets")
+    assert all(getattr(medium, k) == getattr(quick, k) for k in same)
