@@ -20,7 +20,7 @@ def test_smoke_run_writes_results(tmp_path):
 
 
 def test_configs_and_claims():
-    assert set(CONFIGS) == {"smoke", "quick", "paper"}
+    assert set(CONFIGS) == {"smoke", "quick", "medium", "paper"}
     assert len(CONFIGS["quick"].seeds) >= 3
     assert len({c.metric for c in CLAIMS}) == len(CLAIMS)
 
@@ -51,3 +51,16 @@ def test_config_rejects_bad_values(kwargs, name):
 def test_rejects_unknown_config():
     with pytest.raises(ValueError, match="config="):
         EXPERIMENT.run("huge")
+
+
+def test_medium_config_is_quick_with_10x_the_training_steps():
+    quick, medium = CONFIGS["quick"], CONFIGS["medium"]
+    assert medium.steps == 10 * quick.steps
+    assert (medium.seeds, medium.dataset, medium.d_model, medium.batch_size, medium.lambda_pw, medium.lambda_E) == (
+        quick.seeds,
+        quick.dataset,
+        quick.d_model,
+        quick.batch_size,
+        quick.lambda_pw,
+        quick.lambda_E,
+    )

@@ -19,6 +19,19 @@ def test_smoke_run_writes_results(tmp_path):
 
 
 def test_configs_and_claims_are_consistent():
-    assert set(CONFIGS) == {"smoke", "quick", "paper"}
+    assert set(CONFIGS) == {"smoke", "quick", "medium", "paper"}
     assert len(CONFIGS["quick"].seeds) >= 3
     assert {c.metric.split(".")[0] for c in CLAIMS} <= {"auroc_injected", "gap"}
+
+
+def test_medium_config_is_quick_with_the_paper_configs_teacher_and_dominant_budget():
+    quick, medium, paper = CONFIGS["quick"], CONFIGS["medium"], CONFIGS["paper"]
+    assert medium.teacher_epochs == paper.teacher_epochs > quick.teacher_epochs
+    assert medium.teacher_max_nodes == paper.teacher_max_nodes > quick.teacher_max_nodes
+    assert medium.dominant_epochs == paper.dominant_epochs > quick.dominant_epochs
+    assert (medium.seeds, medium.sources, medium.targets, medium.epochs) == (
+        quick.seeds,
+        quick.sources,
+        quick.targets,
+        quick.epochs,
+    )

@@ -25,9 +25,15 @@ def test_smoke_run_writes_results(tmp_path):
 
 
 def test_configs_and_claims():
-    assert set(CONFIGS) == {"smoke", "quick", "paper"} and len(CONFIGS["quick"].seeds) >= 3
+    assert set(CONFIGS) == {"smoke", "quick", "medium", "paper"} and len(CONFIGS["quick"].seeds) >= 3
     assert CONFIGS["paper"].denoiser == "unet" and CONFIGS["paper"].dataset == "fashion"
     assert len({c.id for c in CLAIMS}) == len(CLAIMS)
+
+
+def test_medium_config_is_quick_with_more_seeds_and_perturbation_draws():
+    quick, medium = CONFIGS["quick"], CONFIGS["medium"]
+    assert len(medium.seeds) == 5 > len(quick.seeds) and medium.repeats == 4 * quick.repeats
+    assert (medium.dataset, medium.pretrain_steps, medium.sigmas) == (quick.dataset, quick.pretrain_steps, quick.sigmas)
 
 
 def test_pretrained_checkpoint_is_cached_and_a_corrupt_one_is_rebuilt(tmp_path, monkeypatch):

@@ -47,3 +47,17 @@ def test_paper_path_with_a_tiny_llm_in_place_of_smollm2(tmp_path, tiny, monkeypa
 def test_bad_config_values(field, value):
     with pytest.raises(ValueError, match=f"^{field}="):
         Config(**{field: value})
+
+
+def test_medium_config_is_quick_with_the_paper_configs_tasks_and_official_horizon():
+    quick, medium, paper = CONFIGS["quick"], CONFIGS["medium"], CONFIGS["paper"]
+    assert set(CONFIGS) == {"smoke", "quick", "medium", "paper"}
+    for name in ("n_train_tasks", "n_test_tasks", "n_oracle_tasks", "max_steps", "summary_interval"):
+        assert getattr(medium, name) == getattr(paper, name) > getattr(quick, name)
+    assert (medium.seeds, medium.meta_planner, medium.pairs_per_task, medium.sft_steps, medium.dpo_steps) == (
+        quick.seeds,
+        quick.meta_planner,
+        quick.pairs_per_task,
+        quick.sft_steps,
+        quick.dpo_steps,
+    )

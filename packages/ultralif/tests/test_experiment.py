@@ -20,8 +20,21 @@ def test_smoke_run_writes_results(tmp_path):
     assert all(0 <= v <= 1 for v in data["metrics"]["digits_UltraPLIF_acc"]["per_seed"])
 
 
+def test_medium_config_is_quick_at_the_papers_epochs():
+    quick, medium, paper = CONFIGS["quick"], CONFIGS["medium"], CONFIGS["paper"]
+    for name in ("digits_epochs", "fashion_epochs", "fsdd_epochs"):
+        assert getattr(medium, name) == getattr(paper, name) > getattr(quick, name)
+    assert (medium.seeds, medium.ultra, medium.baselines, medium.fashion_train, medium.fsdd_bands) == (
+        quick.seeds,
+        quick.ultra,
+        quick.baselines,
+        quick.fashion_train,
+        quick.fsdd_bands,
+    )
+
+
 def test_configs_and_claims():
-    assert set(CONFIGS) == {"smoke", "quick", "paper"}
+    assert set(CONFIGS) == {"smoke", "quick", "medium", "paper"}
     assert len(CONFIGS["quick"].seeds) >= 3
     assert {c.metric for c in CLAIMS} <= {
         "digits_worst_ultra_minus_lif",

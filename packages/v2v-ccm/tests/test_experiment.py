@@ -27,9 +27,21 @@ def test_smoke_run_writes_results(tmp_path, monkeypatch):
 
 
 def test_configs_and_claims():
-    assert set(CONFIGS) == {"smoke", "quick", "paper"}
+    assert set(CONFIGS) == {"smoke", "quick", "medium", "paper"}
     assert len(CONFIGS["quick"].seeds) >= 3
     assert len({c.metric for c in CLAIMS}) == len(CLAIMS)
+
+
+def test_medium_config_is_quick_in_the_specs_world_with_a_larger_training_budget():
+    quick, medium = CONFIGS["quick"], CONFIGS["medium"]
+    assert medium.grid == 2 * quick.grid == 32 and medium.lidar_range > quick.lidar_range
+    assert medium.train_scenes == 4 * quick.train_scenes and medium.steps == 4 * quick.steps
+    assert (medium.seeds, medium.d, medium.layers, medium.keep_ratios) == (
+        quick.seeds,
+        quick.d,
+        quick.layers,
+        quick.keep_ratios,
+    )
 
 
 @pytest.mark.parametrize(

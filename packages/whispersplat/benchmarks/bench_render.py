@@ -1,67 +1,72 @@
 """Renderer forward + backward time per view against the number of Gaussians and of pixels (scaling).
 
 The dense rasterizer tests every pixel against every Gaussian, so its cost should grow like pixels x Gaussians.
-Times are CPU seconds (one torch thread, median of interleaved rounds), printed as ratios to the smallest case
-measured in the same run, next to the ratio of pixel-Gaussian pairs. The last rows compare one step of the key's
-optimisation (the precomputed compositing weights, ``Splats.image``) with a full differentiable render.
-Usage: python benchmarks/bench_render.py
+Each case is one view's forward + backward at a size, against the smallest case (250 Gaussians at 32 x 32 px)
+measured in the same run: the ratio is reference time / case time, so its inverse is the cost relative to the
+reference, to be read beside the ratio of pixel-Gaussian pairs (in the notes). The last case compares one step of
+the key's optimisation on the precomputed compositing weights (``Splats.image``) with a full differentiable render
+(1000 Gaussians, 48 x 48 px). CPU seconds of this process, one torch thread, median of interleaved rounds.
+
+Run: python packages/whispersplat/benchmarks/bench_render.py [--tiny] [--out results]
 """
 
+from __future__ import annotations
+
 import time
+from functools import partial
 
 import numpy as np
 import torch
+from icml26_shared.bench import Benchmark, Case, bench_main, interleaved_seconds
 from icml26_whispersplat import Gaussians, procedural_scene, render, ring_cameras, splat
 
-ROUNDS = 5
-GAUSSIANS = (250, 500, 1000, 2000)
-SIZES = (16, 32, 48, 64)
+# (Gaussians, image size) per case; the first is the reference of the others
+CASES = ((250, 32), (500, 16), (500, 32), (1000, 32), (2000, 32), (500, 48), (500, 64))
+TINY_CASES = ((20, 12), (40, 12), (20, 16))
+KEY_CASE, TINY_KEY_CASE = (1000, 48), (40, 16)
+ROUNDS, TINY_ROUNDS = 5, 1
+KEY_STEPS = 50  # key steps timed per round (one is well under a millisecond)
 
 
 def forward_backward(gaussians: Gaussians, camera) -> None:
+    """One differentiable render of ``camera`` and its backward pass to every Gaussian parameter."""
     params = {k: getattr(gaussians, k).clone().requires_grad_(True) for k in ("means", "scales", "opacities", "sh")}
     render(Gaussians(quats=gaussians.quats, **params), camera).sum().backward()
 
 
-def key_step(splats, sh: torch.Tensor) -> None:
-    key = torch.zeros_like(sh, requires_grad=True)
-    splats.image(sh + key).sum().backward()
+def key_steps(splats, sh: torch.Tensor, steps: int) -> None:
+    """``steps`` forward + backward passes of the key on the precomputed compositing weights."""
+    for _ in range(steps):
+        key = torch.zeros_like(sh, requires_grad=True)
+        splats.image(sh + key).sum().backward()
 
 
-def median_cpu(fn, rounds: int = ROUNDS) -> float:
-    times = []
-    for _ in range(rounds):
-        start = time.process_time()
-        fn()
-        times.append(time.process_time() - start)
-    return float(np.median(times))
-
-
-def main() -> None:
+def run(tiny: bool) -> Benchmark:
+    """Time every size and the key step (interleaved rounds); ratios to the reference size and to a full render."""
     torch.set_num_threads(1)
-    scenes = {n: procedural_scene(n, np.random.default_rng(0)) for n in GAUSSIANS}
-    cases = [(n, 32) for n in GAUSSIANS] + [(500, s) for s in SIZES if s != 32]
-    cameras = {s: ring_cameras(1, size=s)[0] for s in SIZES}
-    times = {case: [] for case in cases}
-    for _ in range(ROUNDS):  # interleaved rounds: robust to a shared, loaded machine
-        for n, s in cases:
-            times[(n, s)].append(median_cpu(lambda n=n, s=s: forward_backward(scenes[n], cameras[s]), rounds=1))
-    reference = np.median(times[(250, 32)])
-    print(f"forward + backward of one view, CPU s (median of {ROUNDS}); ratio to 250 Gaussians at 32x32 px")
-    print(f"{'gaussians':>9} {'pixels':>7} {'seconds':>8} {'ratio':>7} {'pairs ratio':>11}")
-    for n, s in sorted(cases, key=lambda c: (c[1], c[0])):
-        t = np.median(times[(n, s)])
-        print(f"{n:9d} {s * s:7d} {t:8.4f} {t / reference:7.2f} {n * s * s / (250 * 32 * 32):11.2f}")
-    camera, cover = cameras[48], scenes[1000]
+    cases, (n_key, s_key) = (TINY_CASES, TINY_KEY_CASE) if tiny else (CASES, KEY_CASE)
+    scenes = {n: procedural_scene(n, np.random.default_rng(0)) for n in {n for n, _ in cases} | {n_key}}
+    cameras = {s: ring_cameras(1, size=s)[0] for s in {s for _, s in cases} | {s_key}}
     with torch.no_grad():
-        splats = splat(cover, camera)
-    full = median_cpu(lambda: forward_backward(cover, camera))
-    step = median_cpu(lambda: key_step(splats, cover.sh), rounds=50)
-    print(
-        f"1000 Gaussians, 48x48 px: full render fwd+bwd {full:.4f} s; key step on precomputed weights "
-        f"{step * 1e3:.2f} ms (x{full / step:.0f} faster)"
+        splats = splat(scenes[n_key], cameras[s_key])
+    fns = [partial(forward_backward, scenes[n], cameras[s]) for n, s in cases]
+    fns += [
+        partial(forward_backward, scenes[n_key], cameras[s_key]),
+        partial(key_steps, splats, scenes[n_key].sh, KEY_STEPS),
+    ]
+    *times, full, steps = interleaved_seconds(fns, TINY_ROUNDS if tiny else ROUNDS, clock=time.process_time)
+    (n0, s0), t0 = cases[0], times[0]
+    reference = f"{n0} Gaussians, {s0}x{s0} px"
+    out = [Case(f"{n} Gaussians, {s}x{s} px", reference, t, t0) for (n, s), t in zip(cases[1:], times[1:], strict=True)]
+    out.append(Case(f"key step, {n_key} Gaussians, {s_key}x{s_key} px", "full render", steps / KEY_STEPS, full))
+    pairs = ", ".join(f"{n}x{s}^2: {n * s * s / (n0 * s0 * s0):.2f}" for n, s in cases[1:])
+    return Benchmark(
+        f"dense CPU rasterizer, forward + backward of one view, against {reference} (ratio = reference / case), and "
+        "one key step on precomputed compositing weights against a full differentiable render; CPU s, one thread",
+        tuple(out),
+        notes=f"pixel-Gaussian pairs relative to the reference (cost should follow them): {pairs}",
     )
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(bench_main("whispersplat", run))

@@ -22,10 +22,22 @@ def test_smoke_run_writes_results(tmp_path):
 
 
 def test_configs_and_claims():
-    assert set(CONFIGS) == {"smoke", "quick", "paper"}
+    assert set(CONFIGS) == {"smoke", "quick", "medium", "paper"}
     quick = CONFIGS["quick"]
     assert len(quick.seeds) >= 3 and 48 <= quick.image_size <= 64 and quick.n_gaussians >= 300
     assert EXPERIMENT.config("quick") is quick
+
+
+def test_medium_config_is_quick_with_a_larger_scene_and_key_budget():
+    quick, medium = CONFIGS["quick"], CONFIGS["medium"]
+    assert medium.n_gaussians == 2 * quick.n_gaussians and medium.image_size > quick.image_size
+    assert medium.steps == 2 * quick.steps and medium.early_budget / medium.steps == quick.early_budget / quick.steps
+    assert (medium.seeds, medium.n_views, medium.gpp_fraction, medium.lr) == (
+        quick.seeds,
+        quick.n_views,
+        quick.gpp_fraction,
+        quick.lr,
+    )
 
 
 def test_pooled_psnr_is_infinite_only_for_identical_images():

@@ -83,6 +83,14 @@ class Config(BaseConfig):
 CONFIGS = {
     "smoke": Config(seeds=(0, 1), train_scenes=48, test_scenes=8, steps=4, batch_size=16, workers=1),
     "quick": Config(),
+    # The budget the README names as missing: the spec's 32 x 32 world (halved in quick to fit the CPU budget;
+    # 64 tokens per agent, so keeping 0.25 leaves room for the SCM term to matter) with the paper config's LiDAR
+    # range, 4x the training worlds and 4x the Adam steps for the 4x larger token sets. Both failing claims are
+    # decided at 3 seeds (-0.0089 +- 0.0048 and -0.0089 +- 0.0011), so the seeds stay. Cost: quick is ~42 CPU s
+    # per seed; a training step at grid 32 costs 2.1x grid 16's and world generation 2.2x (measured under load),
+    # so ~2.1 x 4 = 8.4x -> ~350 CPU s per seed, ~18 CPU min for 3 seeds: ~9-10 min wall on 2 idle cores
+    # (3 worker processes, one torch thread each).
+    "medium": Config(grid=32, lidar_range=16.0, train_scenes=8000, steps=2000),
     "paper": Config(
         seeds=(0, 1, 2, 3, 4),
         grid=32,
