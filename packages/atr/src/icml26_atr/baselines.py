@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 from icml26_shared import check_number, check_positive, fail
 
-from .data import IGNORE
 from .method import check_token_inputs, token_log_probs
 
 
@@ -66,4 +64,4 @@ def logit_adjusted_loss(
     if log_prior.shape not in (logits.shape[-2:], logits.shape[-1:]):
         raise fail("log_prior", tuple(log_prior.shape), f"(T, V) = {tuple(logits.shape[-2:])} or (V,)")
     adjusted = logits + tau * log_prior.to(logits.device, logits.dtype)
-    return F.cross_entropy(adjusted.flatten(0, -2), targets.flatten(), ignore_index=IGNORE)
+    return -token_log_probs(adjusted, targets).mean()

@@ -212,8 +212,8 @@ CLAIMS = [
 ]
 
 
-def make_model(config: Config, vocab_size: int):
-    """The config's TinyVLM, its parameters drawn and kept in ``config.dtype``."""
+def make_model(config: Config, vocab_size: int, seed: int = 0):
+    """The config's TinyVLM, its parameters drawn by numpy's generator seeded ``seed``, kept in ``config.dtype``."""
     import torch
 
     from .model import TinyVLM
@@ -227,6 +227,7 @@ def make_model(config: Config, vocab_size: int):
         vision_layers=config.vision_layers,
         lm_layers=config.lm_layers,
         dtype=getattr(torch, config.dtype),
+        seed=seed,
     )
 
 
@@ -245,15 +246,16 @@ def pretrained_backbone(config: Config) -> dict:
         "seed": config.pretrain_seed,
         "vocab": vocab.words,
         "dtype": config.dtype,
-        "version": 3,  # 2: position embeddings N(0, 1); 3: dtype, trained on one torch thread
+        # 2: position embeddings N(0, 1); 3: dtype, trained on one torch thread; 4: numpy-drawn, portable ops
+        "version": 4,
     }
 
     def build() -> dict:
         threads = torch.get_num_threads()
         torch.set_num_threads(1)  # as the seeds' workers: a fixed thread count, whatever the machine has
         try:
-            torch.manual_seed(derive(config.pretrain_seed, "init"))
-            model = make_model(config, len(vocab)).to(resolve_device(config.device))
+            model = make_model(config, len(vocab), derive(config.pretrain_seed, "init"))
+            model = model.to(resolve_device(config.device))
             images = pretraining_images(config.dataset, config.n_pretrain, config.pretrain_seed)
             pretrain(
                 model, images, vocab, config.pretrain_steps, config.pretrain_batch, config.pretrain_lr,
@@ -283,8 +285,7 @@ def measure_seed(config: Config, seed: int) -> dict[str, float | list[float]]:
     new = [i for i in range(len(vocab)) if i not in used]
     out: dict[str, float | list[float]] = {}
     for method in METHODS:
-        torch.manual_seed(derive(seed, "fine-tune", method))
-        model = make_model(config, len(vocab))
+        model = make_model(config, len(vocab))  # its draw is replaced by the backbone
         model.load_state_dict(state)
         model.init_new_tokens(new, answer_words)
         curve = method in CURVE_METHODS  # the others are evaluated at the end only (the same trained model)

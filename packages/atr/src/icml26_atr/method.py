@@ -26,11 +26,11 @@ import math
 from collections.abc import Callable
 
 import torch
-import torch.nn.functional as F
 from icml26_shared import check_choice, check_closed_interval, check_number, check_positive, fail
 from torch import nn
 
 from .data import IGNORE
+from .portable import log_softmax
 
 BOUNDS = ("none", "truncate", "gce")
 
@@ -60,7 +60,7 @@ def token_log_probs(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor
     """log p_t of every scored token, flattened to (N,) in order (eq. 1: l_t = -log p_t)."""
     check_token_inputs(logits, targets)
     valid = targets != IGNORE
-    return F.log_softmax(at_least_float32(logits[valid]), dim=-1).gather(-1, targets[valid][:, None])[:, 0]
+    return log_softmax(at_least_float32(logits[valid])).gather(-1, targets[valid][:, None])[:, 0]
 
 
 def bounded_token_loss(log_p: torch.Tensor, bound: str = "none", eps: float = 1e-3, q: float = 0.7):
@@ -187,6 +187,7 @@ def two_view_loss(
     loss = lambda_full * token_loss(full, targets) + lambda_mask * token_loss(masked, targets, **extra)
     if kl > 0:
         valid = targets != IGNORE
-        log_full, log_masked = F.log_softmax(full[valid], -1), F.log_softmax(masked[valid], -1)
-        loss = loss + kl * F.kl_div(log_masked, log_full.detach(), log_target=True, reduction="batchmean")
+        log_full, log_masked = log_softmax(full[valid]), log_softmax(masked[valid])
+        target = log_full.detach()  # KL(p_full || p_masked), summed over tokens, averaged over them (batchmean)
+        loss = loss + kl * (target.exp() * (target - log_masked)).sum() / target.shape[0]
     return loss

@@ -10,10 +10,15 @@ next text token (LLaVA: the projected visual tokens are the first input tokens o
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import torch
 from einops import rearrange
 from icml26_shared import check_int, fail
 from torch import nn
+
+from .portable import LayerNorm, gelu, softmax
 
 
 def check_images(images: torch.Tensor, channels: int, image_size: int) -> None:
@@ -28,11 +33,63 @@ def check_images(images: torch.Tensor, channels: int, image_size: int) -> None:
         raise fail("images", f"values in [{lo:.3g}, {hi:.3g}]", "finite pixel values in [0, 1]")
 
 
-def _blocks(d_model: int, heads: int, layers: int, dtype: torch.dtype) -> nn.TransformerEncoder:
-    layer = nn.TransformerEncoderLayer(
-        d_model, heads, 2 * d_model, dropout=0.0, activation="gelu", batch_first=True, norm_first=True, dtype=dtype
-    )
-    return nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+class Block(nn.Module):
+    """A pre-norm transformer layer, as ``nn.TransformerEncoderLayer(norm_first=True, activation="gelu",
+    dim_feedforward=2 d, dropout=0)``, in portable ops (``portable``: the same bits on every CPU kernel path).
+
+    The key projection has no bias: it adds q . b_k to every score of a query, which softmax ignores, so its
+    exact gradient is 0 and the one computed is rounding noise that AdamW turns into steps (the same function).
+    """
+
+    def __init__(self, d_model: int, heads: int, dtype: torch.dtype) -> None:
+        super().__init__()
+        f = {"dtype": dtype}
+        self.heads = heads
+        self.norm1, self.norm2 = LayerNorm(d_model, **f), LayerNorm(d_model, **f)
+        self.query, self.value = nn.Linear(d_model, d_model, **f), nn.Linear(d_model, d_model, **f)
+        self.key = nn.Linear(d_model, d_model, bias=False, **f)
+        self.out = nn.Linear(d_model, d_model, **f)
+        self.linear1, self.linear2 = nn.Linear(d_model, 2 * d_model, **f), nn.Linear(2 * d_model, d_model, **f)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        """x (b, t, d); ``mask`` (t, t) added to the attention scores (-inf: not attended)."""
+        h = self.norm1(x)
+        q, k, v = (rearrange(f(h), "b t (a e) -> b a t e", a=self.heads) for f in (self.query, self.key, self.value))
+        scores = q @ k.transpose(-1, -2) * (1.0 / math.sqrt(q.shape[-1]))
+        attention = softmax(scores if mask is None else scores + mask)
+        x = x + self.out(rearrange(attention @ v, "b a t e -> b t (a e)"))
+        return x + self.linear2(gelu(self.linear1(self.norm2(x))))
+
+    @torch.no_grad()
+    def draw(self, rng: np.random.Generator) -> None:
+        """torch's initialisation of the layer, drawn by numpy: q, k, v weights as ``nn.MultiheadAttention``'s
+        packed projection (Xavier uniform over (3 d, d)), zero attention biases, the others as ``nn.Linear``."""
+        d = self.query.in_features
+        for linear in (self.query, self.key, self.value):
+            _uniform(rng, linear.weight, math.sqrt(6.0 / (d + 3 * d)))
+        for linear in (self.query, self.value, self.out):
+            linear.bias.zero_()
+        _uniform(rng, self.out.weight, 1.0 / math.sqrt(d))
+        for linear in (self.linear1, self.linear2):
+            _draw_linear(rng, linear)
+
+
+def _uniform(rng: np.random.Generator, tensor: torch.Tensor, bound: float) -> None:
+    """Fill ``tensor`` with U(-bound, bound) draws of numpy's generator (the same bits on every CPU)."""
+    tensor.copy_(torch.from_numpy(rng.uniform(-bound, bound, tuple(tensor.shape))))
+
+
+def _normal(rng: np.random.Generator, tensor: torch.Tensor) -> None:
+    """Fill ``tensor`` with N(0, 1) draws of numpy's generator."""
+    tensor.copy_(torch.from_numpy(rng.standard_normal(tuple(tensor.shape))))
+
+
+def _draw_linear(rng: np.random.Generator, linear: nn.Linear) -> None:
+    """``nn.Linear``'s initialisation: weight and bias U(-1/sqrt(fan_in), 1/sqrt(fan_in))."""
+    bound = 1.0 / math.sqrt(linear.in_features)
+    _uniform(rng, linear.weight, bound)
+    if linear.bias is not None:
+        _uniform(rng, linear.bias, bound)
 
 
 class TinyVLM(nn.Module):
@@ -45,8 +102,9 @@ class TinyVLM(nn.Module):
         vision_layers: bidirectional encoder blocks over the patches (the "ViT").
         lm_layers: causal decoder blocks over visual and text tokens (the "LLM").
         max_text: longest text input (question, ``<bos>`` and answer).
-        dtype: of the parameters, drawn in it: float32 draws of 16 or more normal values differ in their last
-            bits between torch's CPU kernel paths (AVX2/AVX512 vs default), float64 draws do not.
+        dtype: of the parameters.
+        seed: of numpy's generator that draws the parameters (torch's initialisation; numpy's draws are the same
+            bits on every CPU, torch's vectorised ones are not).
     """
 
     def __init__(
@@ -61,6 +119,7 @@ class TinyVLM(nn.Module):
         lm_layers: int = 2,
         max_text: int = 16,
         dtype: torch.dtype = torch.float32,
+        seed: int = 0,
     ) -> None:
         super().__init__()
         check_int("vocab_size", vocab_size, 4)
@@ -74,6 +133,7 @@ class TinyVLM(nn.Module):
         check_int("vision_layers", vision_layers, 1)
         check_int("lm_layers", lm_layers, 1)
         check_int("max_text", max_text, 1)
+        check_int("seed", seed, 0)
         if dtype not in (torch.float32, torch.float64):
             raise fail("dtype", dtype, "torch.float32 or torch.float64")
         f = {"dtype": dtype}
@@ -81,15 +141,33 @@ class TinyVLM(nn.Module):
         self.num_visual = (image_size // patch_size) ** 2
         self.max_text = max_text
         self.patch_embed = nn.Linear(channels * patch_size**2, d_model, **f)
-        self.vision_pos = nn.Parameter(torch.randn(self.num_visual, d_model, **f))  # N(0, 1), as nn.Embedding
-        self.vision = _blocks(d_model, heads, vision_layers, dtype)
-        self.projector = nn.Sequential(nn.LayerNorm(d_model, **f), nn.Linear(d_model, d_model, **f))
+        self.vision_pos = nn.Parameter(torch.empty(self.num_visual, d_model, **f))  # N(0, 1), as nn.Embedding
+        self.vision = nn.ModuleList(Block(d_model, heads, dtype) for _ in range(vision_layers))
+        self.projector = nn.Sequential(LayerNorm(d_model, **f), nn.Linear(d_model, d_model, **f))
         self.mask_embedding = nn.Parameter(torch.zeros(d_model, **f))  # [MASK] for masked visual tokens
         self.token_embed = nn.Embedding(vocab_size, d_model, **f)
-        self.lm_pos = nn.Parameter(torch.randn(self.num_visual + max_text, d_model, **f))
-        self.lm = _blocks(d_model, heads, lm_layers, dtype)
-        self.norm = nn.LayerNorm(d_model, **f)
+        self.lm_pos = nn.Parameter(torch.empty(self.num_visual + max_text, d_model, **f))
+        self.lm = nn.ModuleList(Block(d_model, heads, dtype) for _ in range(lm_layers))
+        self.norm = LayerNorm(d_model, **f)
         self.head = nn.Linear(d_model, vocab_size, **f)
+        self.draw(np.random.default_rng(seed))
+
+    @torch.no_grad()
+    def draw(self, rng: np.random.Generator) -> None:
+        """torch's initialisation of every parameter, drawn by numpy: embeddings and positions N(0, 1) (as
+        ``nn.Embedding``), linear layers as ``nn.Linear``, attention as ``nn.MultiheadAttention``, layer norms
+        1 and 0, the [MASK] embedding 0."""
+        for table in (self.patch_embed, self.projector[1], self.head):
+            _draw_linear(rng, table)
+        for table in (self.vision_pos, self.token_embed.weight, self.lm_pos):
+            _normal(rng, table)
+        for block in (*self.vision, *self.lm):
+            block.draw(rng)
+
+    def _run(self, blocks: nn.ModuleList, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        for block in blocks:
+            x = block(x, mask)
+        return x
 
     def encode_images(self, images: torch.Tensor) -> torch.Tensor:
         """(b, c, H, W) in [0, 1] -> vision-encoder features (b, n, d) (frozen during fine-tuning, as in LLaVA)."""
@@ -97,7 +175,7 @@ class TinyVLM(nn.Module):
         p = self.patch_size
         patches = rearrange(images, "b c (h p1) (w p2) -> b (h w) (p1 p2 c)", p1=p, p2=p)
         patches = patches.to(self.patch_embed.weight.dtype)  # float32 pixels into a float64 model
-        return self.vision(self.patch_embed(patches) + self.vision_pos)
+        return self._run(self.vision, self.patch_embed(patches) + self.vision_pos)
 
     def visual_tokens(self, images: torch.Tensor) -> torch.Tensor:
         """(b, c, H, W) in [0, 1] -> projected visual tokens (b, n, d), the LLM's visual input."""
@@ -117,7 +195,7 @@ class TinyVLM(nn.Module):
         x = torch.cat([visual, self.token_embed(text)], dim=1)
         x = x + self.lm_pos[: x.shape[1]]
         causal = nn.Transformer.generate_square_subsequent_mask(x.shape[1], device=x.device, dtype=x.dtype)
-        x = self.lm(x, mask=causal, is_causal=True)
+        x = self._run(self.lm, x, causal)
         return self.head(self.norm(x[:, visual.shape[1] :]))
 
     def candidate_logits(self, visual: torch.Tensor, prefix: torch.Tensor, candidates: torch.Tensor) -> torch.Tensor:
@@ -139,7 +217,7 @@ class TinyVLM(nn.Module):
         allowed = torch.ones(L + C * A, L + C * A, dtype=torch.bool, device=x.device).tril()
         allowed[L:, L:] = torch.block_diag(*[allowed[:A, :A]] * C)  # a candidate never sees another one
         mask = torch.zeros(allowed.shape, dtype=x.dtype, device=x.device).masked_fill(~allowed, float("-inf"))
-        h = self.head(self.norm(self.lm(x + self.lm_pos[position], mask=mask)))
+        h = self.head(self.norm(self._run(self.lm, x + self.lm_pos[position], mask)))
         last = h[:, L - 1, None, None].expand(b, C, 1, h.shape[-1])
         return torch.cat([last, h[:, L:].view(b, C, A, -1)], dim=2)
 

@@ -21,6 +21,7 @@ from .baselines import answer_log_prior, focal_loss, logit_adjusted_loss, token_
 from .data import IGNORE, QUESTION, ROTATION_ANSWERS, ROTATION_QUESTION, SHOTS, LongTailedTask, Vocabulary, encode_qa
 from .method import at_least_float32, two_view_loss
 from .model import TinyVLM
+from .portable import AdamW, log_softmax
 from .settings import METHODS, ATRSettings
 
 VISION_PARAMETERS = ("patch_embed", "vision_pos", "vision.")  # the frozen vision encoder
@@ -81,7 +82,7 @@ def pretrain(
     device = next(model.parameters()).device
     rng = np.random.default_rng(derive(seed, "pretrain"))
     x_all = torch.as_tensor(images, device=device)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
+    optimizer = AdamW(model.parameters(), lr=lr)
     model.train()
     losses = []
     for _ in range(steps):
@@ -130,7 +131,7 @@ def answer_log_likelihoods(
         b = visual.shape[0]
         logits = model.candidate_logits(visual, prefix.expand(b, -1), candidates)  # (b, C, 1 + A, V)
         index = targets.clamp_min(0)[None, ..., None].expand(b, -1, -1, 1)
-        log_p = torch.log_softmax(at_least_float32(logits), -1).gather(-1, index)[..., 0]
+        log_p = log_softmax(at_least_float32(logits)).gather(-1, index)[..., 0]
         out.append((log_p * scored).sum(-1))
     return torch.cat(out)
 
@@ -192,7 +193,7 @@ def fine_tune(
     generator = torch.Generator().manual_seed(derive(seed, "mask", method))
     objective = make_objective(method, settings, log_prior, focal_gamma, la_tau, generator)
     trained = [p for name, p in model.named_parameters() if not name.startswith(VISION_PARAMETERS)]
-    optimizer = torch.optim.AdamW(trained, lr=lr)
+    optimizer = AdamW(trained, lr=lr)
     order = np.random.default_rng(derive(seed, "order"))  # the same batches for every method
 
     def test(epoch: int) -> dict:
