@@ -10,9 +10,11 @@ HAS_MODEL = all(importlib.util.find_spec(m) for m in ("transformers", "gguf", "l
 
 
 def test_configs_and_claims():
-    assert set(CONFIGS) == {"smoke", "quick", "paper"}
+    assert set(CONFIGS) == {"smoke", "quick", "medium", "paper"}
     assert len(CONFIGS["quick"].seeds) >= 3 and CONFIGS["quick"].blocks == 0  # quick prunes every block
-    assert len({c.id for c in CLAIMS}) == len(CLAIMS) == 7
+    assert CONFIGS["medium"].search and CONFIGS["medium"].gemma3  # what quick leaves out
+    assert len({c.id for c in CLAIMS}) == len(CLAIMS) == 11
+    assert all(("SmolLM2" in c.statement) != ("Gemma-3" in c.statement) for c in CLAIMS)  # each names its model
 
 
 @pytest.mark.parametrize(
@@ -22,6 +24,8 @@ def test_configs_and_claims():
         ({"n_calib": 0}, "n_calib"),
         ({"seeds": ()}, "seeds"),
         ({"blocks": -1}, "blocks"),
+        ({"workers": 0}, "workers"),
+        ({"gemma3": "yes"}, "gemma3"),
     ],
 )
 def test_bad_configs(kwargs, named):
