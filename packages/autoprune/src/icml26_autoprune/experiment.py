@@ -305,7 +305,8 @@ def prune_and_measure(
     linear = [m.weight.detach().abs() for b in blocks for m in b.modules() if isinstance(m, torch.nn.Linear)]
     out: dict[str, float] = {"weight_skew_excess": float(np.mean([skewness(w) for w in linear])) - HALF_NORMAL_SKEW}
 
-    calib, held_out = text_windows(ids, config.n_calib, config.n_eval, config.length, seed)
+    bos = int(ids[0]) if int(ids[0]) == tokenizer.bos_token_id else None  # Gemma-3: yes; SmolLM2: no
+    calib, held_out = text_windows(ids, config.n_calib, config.n_eval, config.length, seed, bos)
     hidden, kwargs = block_inputs(model, calib)
     keep = config.search_blocks if search_dir is not None else ()
     stats = dense_statistics(blocks, hidden, kwargs, keep_inputs=keep, max_tokens=config.search_tokens)
