@@ -1,11 +1,13 @@
-"""Miniature reproduction of AutoPrune's headline claims on the real SmolLM2-135M-Instruct.
+"""Miniature reproduction of AutoPrune's headline claims on real pretrained LLMs: SmolLM2-135M-Instruct, and in
+``medium`` also Gemma-3-270M (Q4_K_M dequantised to float32; Gemma's terms of use).
 
-Per seed (different calibration/evaluation windows of Shakespeare and different proposer samples):
-one dense pass gives every Linear's statistics (OWL and SDSA allocations, the search's fitness layers); the
-metric search runs three times with the same budget (SmolLM2 proposing with the GCoT prompt, with the plain
-prompt, and the LLM-free mutation proposer); then the model is pruned block by block (each run from the dense
-weights) and its held-out perplexity measured: magnitude and Wanda at 50%, Wanda uniform / OWL / SDSA at 70%,
-and the GCoT-searched metric with SDSA at 70%.
+Per seed (different calibration/evaluation windows of Shakespeare and different proposer samples), per model:
+one dense pass gives every Linear's statistics (OWL and SDSA allocations, the search's fitness layers); when
+``config.search``, the metric search runs three times with the same budget (SmolLM2 proposing with the GCoT prompt,
+with the plain prompt, and the LLM-free mutation proposer); then the model is pruned block by block (each run from
+the dense weights) and its held-out perplexity measured: magnitude and Wanda at 50%, Wanda uniform / OWL / SDSA at
+70%, and the GCoT-searched metric with SDSA at 70%. ``quick`` runs SmolLM2 without the search (four claims);
+``medium`` adds the search (three claims) and Gemma-3-270M (four claims, metrics prefixed ``gemma3_``).
 """
 
 from __future__ import annotations
