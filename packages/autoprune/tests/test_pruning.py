@@ -25,6 +25,21 @@ def test_row_mask_removes_exactly_the_lowest_scores_of_each_row(rows, cols, s, s
             assert score[i][~mask[i]].max() <= score[i][mask[i]].min()
 
 
+@given(st.integers(1, 6), st.integers(2, 40), st.floats(0, 0.99), st.integers(1, 5), st.integers(0, 1000))
+def test_masks_equal_a_stable_sort_also_with_ties(rows, cols, s, levels, seed):
+    """The selection gives exactly Wanda's stable sort (ties removed in index order), per row and per layer;
+    few score levels make many ties (as |W| dequantised from 16 levels has)."""
+    score = torch.randint(0, levels, (rows, cols), generator=torch.Generator().manual_seed(seed)).float() / levels
+    k = int(cols * s)
+    reference = torch.ones(rows, cols, dtype=torch.bool).scatter_(1, torch.sort(score, stable=True).indices[:, :k], 0)
+    assert torch.equal(select_mask(score, s), reference)
+    k = int(score.numel() * s)
+    flat = torch.ones(rows * cols, dtype=torch.bool).scatter_(
+        0, torch.sort(score.flatten(), stable=True).indices[:k], 0
+    )
+    assert torch.equal(select_mask(score, s, group="layer"), flat.reshape(rows, cols))
+
+
 def test_layer_mask_removes_the_lowest_of_the_whole_matrix():
     score = torch.arange(12.0).reshape(3, 4).flip(0)
     mask = select_mask(score, 0.5, group="layer")
@@ -102,6 +117,7 @@ BAD = [
     ({"group": "column"}, "group='column'"),
     ({"inputs": torch.empty(0, 128)}, "inputs="),
     ({"inputs": torch.full((4, 128), float("nan"))}, "inputs="),
+    ({"block_kwargs": [{}] * 5}, "block_kwargs=5"),
 ]
 
 
@@ -111,6 +127,14 @@ def test_bad_inputs_name_the_argument(change, named):
     kwargs = {"blocks": list(net), "inputs": torch.randn(8, 128), "sparsities": [0.5] * 6, "metric": WANDA, **change}
     with pytest.raises(ValueError, match=f"^{named}" if "=" in named else named):
         prune_blocks(**kwargs)
+
+
+@pytest.mark.parametrize("keep", [(6,), (-1,), (True,)])
+def test_keep_inputs_outside_the_blocks_is_refused(keep):
+    """A statistics block that the model does not have (e.g. SmolLM2's block 29 on Gemma-3's 18) is an error
+    naming keep_inputs, not silently no inputs."""
+    with pytest.raises(ValueError, match="^keep_inputs="):
+        dense_statistics(list(planted_outlier_network(seed=0)), torch.randn(8, 128), keep_inputs=keep)
 
 
 def test_nan_weights_are_refused():

@@ -24,6 +24,9 @@ class _Captured(Exception):
     pass
 
 
+_STATE = ("hidden_states", "past_key_values", "past_key_value", "cache", "use_cache")  # not a block's arguments
+
+
 def decoder_blocks(model: nn.Module) -> nn.ModuleList:
     """The decoder blocks of a Llama-style transformers model (``model.model.layers``)."""
     try:
@@ -39,26 +42,38 @@ def check_tokens(name: str, tokens: Any) -> torch.Tensor:
 
 
 @torch.no_grad()
-def block_inputs(model: nn.Module, tokens: torch.Tensor) -> tuple[torch.Tensor, dict[str, Any]]:
-    """The hidden states entering block 0 for ``tokens`` and the keyword arguments every block receives."""
+def block_inputs(model: nn.Module, tokens: torch.Tensor) -> tuple[torch.Tensor, list[dict[str, Any]]]:
+    """The hidden states entering block 0 for ``tokens`` and, per block, the keyword arguments it receives.
+
+    Per block because they differ between blocks in some models: Gemma-3 gives its sliding-window layers a local
+    attention mask and rotary embedding and every sixth layer the global ones. The blocks' ``forward`` is replaced
+    by a recorder for this one call (the model's own loop then builds every block's arguments without running any
+    block), and the last block's recorder stops the forward.
+    """
     check_tokens("tokens", tokens)
     blocks = decoder_blocks(model)
-    seen: dict[str, Any] = {}
+    seen: list[tuple[tuple, dict[str, Any]]] = []
 
-    def catch(module: nn.Module, args: tuple, kwargs: dict[str, Any]) -> None:
-        seen["hidden"] = args[0] if args else kwargs.pop("hidden_states")
-        seen["kwargs"] = {k: v for k, v in kwargs.items() if k != "hidden_states"}
-        raise _Captured
+    def recorder(last: bool) -> Any:
+        def record(*args: Any, **kwargs: Any) -> torch.Tensor:
+            hidden = args[0] if args else kwargs["hidden_states"]
+            seen.append((hidden, {k: v for k, v in kwargs.items() if k not in _STATE}))
+            if last:
+                raise _Captured
+            return hidden
 
-    hook = blocks[0].register_forward_pre_hook(catch, with_kwargs=True)
+        return record
+
+    for index, block in enumerate(blocks):
+        block.forward = recorder(index == len(blocks) - 1)
     try:
         model(input_ids=tokens, use_cache=False)
     except _Captured:
         pass
     finally:
-        hook.remove()
-    kwargs = {k: v for k, v in seen["kwargs"].items() if k not in ("past_key_values", "cache", "use_cache")}
-    return seen["hidden"], kwargs
+        for block in blocks:
+            del block.forward  # the class's forward again
+    return seen[0][0], [kwargs for _, kwargs in seen]
 
 
 def prune_lm(

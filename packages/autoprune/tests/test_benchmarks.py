@@ -1,0 +1,15 @@
+"""The benchmark runs at its tiny size (its ratios mean nothing there), so that it cannot rot."""
+
+from pathlib import Path
+
+from icml26_shared.testing import check_benchmarks
+
+
+def test_benchmarks_run_at_tiny_size():
+    (record,) = check_benchmarks(Path(__file__).parents[1])
+    assert set(record.headlines) == {
+        "magnitude 50%",
+        "torch.sort(stable=True)",
+        "torch.nn.utils.prune.custom_from_mask",
+    }
+    assert len(record.cases) == 6
