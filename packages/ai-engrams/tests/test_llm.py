@@ -181,7 +181,7 @@ def test_union_relative_error_matches_the_whole_model_union(world):
         float(torch.linalg.norm(e["AB"].augmented(n) - summed.augmented(n)) / torch.linalg.norm(e["AB"].augmented(n)))
         for n in total.cov
     )
-    assert union_relative_error(model, a, b, total, pinv, summed) == whole
+    assert union_relative_error(model, a, b, total, pinv, {"A": e["A"], "B": e["B"]}) == whole
 
 
 def test_medium_measures_the_llm_and_quick_does_not():
