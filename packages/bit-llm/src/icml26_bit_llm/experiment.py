@@ -61,11 +61,17 @@ class Config(BaseConfig):
     xattn_heads: int = 4
     xattn_dim_head: int = 16
     max_new_tokens: int = 12
+    # A second run of the same measurement with SmolLM2-135M-Instruct as the frozen decoder (its own seeds and
+    # budget), reported beside this one as the smollm2_* metrics and claims; None: those claims are not measured.
+    llm_arm: Config | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.lm not in LM_KINDS:
             raise fail("lm", self.lm, f"one of {list(LM_KINDS)}")
+        arm = self.llm_arm
+        if arm is not None and (not isinstance(arm, Config) or arm.lm != "smollm2" or arm.llm_arm is not None):
+            raise fail("llm_arm", arm, "None or a Config with lm='smollm2' and no llm_arm of its own")
         for name in (
             "lm_dim",
             "lm_layers",
@@ -107,6 +113,32 @@ CONFIGS = {
         scst_batch=16,
     ),
     "quick": Config(),
+    # Scale ladder (issues 24, 25), fixed before its first run. The toy arm is quick with the budget its README
+    # says is missing: 10x the SCST steps (~19k sampled captions instead of ~2k). Seeds for the inconclusive
+    # scst_improves: quick's per-seed sd of stage3 - stage2 is 0.12 at a mean of -0.003, so deciding an effect
+    # of that size needs (0.12 / 0.003)^2 ~ 1600 seeds: no seed count decides quick's effect. 6 seeds give a sem
+    # of 0.12 / sqrt(6) = 0.05: an SCST gain of 0.05 CIDEr-D or more (the 10x budget's question) is decided.
+    # The SmolLM2 arm runs stages (ii) and (iii) with SmolLM2-135M-Instruct as the frozen decoder, at the
+    # smallest budget we expect to move it off its prior ([INF]): an adapter before every 3rd of its 30 blocks,
+    # 100 SFT steps of 16 captions (lr 1e-3 as `paper`), 10 SCST steps of 16, 50 held-out samples, 3 seeds.
+    # Measured under load (2 threads), one SFT step of 32 captions through SmolLM2 with 30 adapters took ~33
+    # CPU s and greedy captions ~2.5 CPU s each (no KV cache): the arm needs about an hour of CPU per seed, far
+    # over the 20 minutes (README: "Does it scale?").
+    "medium": Config(
+        seeds=(0, 1, 2, 3, 4, 5),
+        scst_steps=300,
+        llm_arm=Config(
+            seeds=(0, 1, 2),
+            lm="smollm2",
+            n_test=50,
+            sft_steps=100,
+            sft_lr=1e-3,
+            batch=16,
+            scst_steps=10,
+            scst_batch=16,
+            interval=3,
+        ),
+    ),
     "paper": Config(  # [INF] scale: SmolLM2-135M-Instruct frozen, adapters in every block; data stays generated
         seeds=(0, 1, 2),
         lm="smollm2",
@@ -173,6 +205,18 @@ CLAIMS = [
         "<=",
         0.05,
     ),
+]
+LLM_PREFIX = "smollm2_"  # the metrics and claims of the SmolLM2 arm (``Config.llm_arm``)
+CLAIMS += [
+    Claim(
+        LLM_PREFIX + c.id,
+        f"With SmolLM2-135M-Instruct as the frozen decoder (medium's SmolLM2 arm): {c.statement}",
+        c.paper,
+        LLM_PREFIX + c.metric,
+        c.op,
+        c.threshold,
+    )
+    for c in list(CLAIMS)
 ]
 
 
@@ -294,20 +338,37 @@ def measure_seed(config: Config, seed: int, lm, tokenizer) -> tuple[dict[str, fl
 
 
 def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
-    """Per-seed metrics for the claims and the README tables, and the figure."""
+    """Per-seed metrics for the claims and the README tables, the figure (of ``config``'s own LM), and the
+    SmolLM2 arm's metrics (prefixed ``smollm2_``) where ``config.llm_arm`` is set."""
+    per_seed, curves = measure_arm(config)
+    _figure(per_seed, curves, out_dir)
+    out = {name: [values[name] for values in per_seed] for name in per_seed[0]}
+    if config.llm_arm is not None:
+        arm, _ = measure_arm(config.llm_arm)
+        out |= {LLM_PREFIX + name: [values[name] for values in arm] for name in arm[0]}
+    for claim in CLAIMS:  # no SmolLM2 arm: its claims are not measured (inconclusive)
+        out.setdefault(claim.metric, [float("nan")] * len(config.seeds))
+    return out
+
+
+def measure_arm(config: Config) -> tuple[list[dict[str, float]], list[dict[str, list[float]]]]:
+    """Every seed of ``config`` with its frozen LM: per-seed metrics and training curves."""
     import torch
 
-    torch.set_num_threads(1)  # tiny models: one thread is as fast and robust to a loaded machine
     log = get_logger("bit-llm")
+    torch.set_num_threads(1)  # tiny models (and their pretraining): one thread is as fast and robust to load
     lm, tokenizer = frozen_lm(config)
+    if sum(p.numel() for p in lm.parameters()) > 10**7:  # SmolLM2's (135 M) matrices use both cores
+        torch.set_num_threads(2)
     per_seed, curves = [], []
     for seed in config.seeds:
         values, seed_curves = measure_seed(config, seed, lm, tokenizer)
-        log.info("seed %d: %s", seed, {k: round(v, 3) for k, v in values.items() if k.endswith("cider_d")})
+        log.info(
+            "%s seed %d: %s", config.lm, seed, {k: round(v, 3) for k, v in values.items() if k.endswith("cider_d")}
+        )
         per_seed.append(values)
         curves.append(seed_curves)
-    _figure(per_seed, curves, out_dir)
-    return {name: [values[name] for values in per_seed] for name in per_seed[0]}
+    return per_seed, curves
 
 
 def _figure(per_seed: list[dict[str, float]], curves: list[dict[str, list[float]]], out_dir: Path) -> None:
@@ -449,15 +510,19 @@ def build(config: Config) -> DryRun:
         finally:
             model.remove()
 
+    arm = build(config.llm_arm) if config.llm_arm is not None else None  # the SmolLM2 arm runs after this one
+    memory = 4.0 * p_lm + 16.0 * (p_xattn + p_prefix) + data + activations * config.scst_batch
     return DryRun(
         summary=f"frozen {'SmolLM2-135M-Instruct' if config.lm == 'smollm2' else 'tiny Llama'} ({layers} layers, "
         f"width {dim}) + {n_adapters} gated cross-attention adapters ({config.xattn_heads}x{config.xattn_dim_head}); "
         f"voxel encoder d {config.enc_dim}, {config.n_tokens} tokens; {config.n_subjects} subjects, up to {voxels} "
         f"voxels; stages {config.contrastive_steps}/{config.sft_steps}/{config.scst_steps} steps, "
-        f"{len(config.seeds)} seeds; the step trains on {batch} captions",
+        f"{len(config.seeds)} seeds; the step trains on {batch} captions"
+        + (f"; then the SmolLM2 arm: {arm.summary}" if arm else ""),
         parameters=p_encoder + p_prefix + p_xattn,  # trained; the LM stays frozen
-        memory_bytes=4.0 * p_lm + 16.0 * (p_xattn + p_prefix) + data + activations * config.scst_batch,
-        flops=len(config.seeds) * (contrastive + sft + scst + evaluation),  # sft: BIT-LLM and the prefix decoder
+        memory_bytes=max(memory, arm.memory_bytes) if arm else memory,
+        # sft: BIT-LLM and the prefix decoder
+        flops=len(config.seeds) * (contrastive + sft + scst + evaluation) + (arm.flops if arm else 0.0),
         step=step,
         step_memory_bytes=4.0 * p_lm
         + 16.0 * p_xattn
@@ -466,7 +531,7 @@ def build(config: Config) -> DryRun:
         # ~10 GFLOP/s, + ~0.1 us per LM parameter to draw the stand-in's weights (the paper step: 21 CPU s and
         # 2.7 GB above the interpreter, measured under load)
         step_cpu_seconds=3 * forward * batch / 1e10 + 1e-7 * p_lm,
-        missing=missing,
+        missing=missing + (arm.missing if arm else ()),
         devices=("cpu",),  # the training stages keep their tensors on the CPU
     )
 
