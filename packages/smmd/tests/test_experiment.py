@@ -27,7 +27,8 @@ def test_configs_and_claims():
     assert CONFIGS["quick"].dtype == CONFIGS["paper"].dtype == "float64"
     assert len({c.metric for c in CLAIMS}) == len(CLAIMS)
     quick = CONFIGS["quick"]
-    assert CONFIGS["medium"] == Config(seeds=tuple(range(12)), workers=2, llm_seeds=(0, 1, 2))  # quick's pipeline
+    medium = Config(seeds=tuple(range(6, 12)), workers=3, llm_seeds=(0, 1, 2), llm_epochs=2)
+    assert CONFIGS["medium"] == medium  # quick's pipeline on new seeds, and SmolLM2
     assert (quick.clock_train, quick.clock_epochs, quick.llm_seeds) == (400, 40, ())
 
 

@@ -108,14 +108,16 @@ CONFIGS = {
         addition_epochs=1,
     ),
     "quick": Config(seeds=tuple(range(6)), workers=2),  # ~200 s CPU in all (one thread per seed process)
-    # The toy claims at 12 seeds (sem / sqrt 2). Deciding the two inconclusive ones at their quick effect would take
-    # far more: smmd_keeps_clock_accuracy is -0.83 +/- 0.77 pp (sd 1.9 pp) against a -1 pp margin, 0.17 pp away,
-    # so sem <= 0.17 pp needs (1.9 / 0.17)^2 ~ 125 seeds; mmd_and_smoothness_complementary is -0.6 +/- 2.5 % (sd
-    # 6.1 %), sem <= 0.6 % needs (6.1 / 0.6)^2 ~ 100 seeds. Neither fits 20 minutes, so medium doubles the seeds and
-    # spends the rest on the real LLM: SmolLM2-135M-Instruct at 3 seeds (measured under load, ~370 s CPU per seed:
-    # 6 objectives x (300 clocks + 480 additions) x 3 epochs of its last 2 blocks). ~25 min CPU in all, ~15 min
-    # wall on 2 idle cores (2 processes of one torch thread).
-    "medium": Config(seeds=tuple(range(12)), workers=2, llm_seeds=(0, 1, 2)),
+    # The toy claims on 6 new seeds (6..11: with quick's 0..5, 12 seeds, sem / sqrt 2). Deciding the two
+    # inconclusive ones at their quick effect would take far more: smmd_keeps_clock_accuracy is -0.83 +/- 0.77 pp
+    # (sd 1.9 pp) against a -1 pp margin, 0.17 pp away, so sem <= 0.17 pp needs (1.9 / 0.17)^2 ~ 125 seeds;
+    # mmd_and_smoothness_complementary is -0.6 +/- 2.5 % (sd 6.1 %), sem <= 0.6 % needs (6.1 / 0.6)^2 ~ 100 seeds.
+    # Neither fits 20 minutes, so medium spends its budget on the real LLM: SmolLM2-135M-Instruct at 3 seeds
+    # (measured under load, ~275 s CPU per seed: 6 objectives x (300 clocks + 480 additions) x 2 epochs of its
+    # last 2 blocks). ~20 min CPU in all, ~10 min wall on 2 idle cores; 3 processes of one torch thread (the
+    # three SmolLM2 seeds at once, ~1.5 GB each). The first medium config (12 toy seeds, 3 SmolLM2 epochs, 2
+    # processes) was stopped after 20 min under load 25, in its toy part: no result of it was seen.
+    "medium": Config(seeds=tuple(range(6, 12)), workers=3, llm_seeds=(0, 1, 2), llm_epochs=2),
     "paper": Config(
         seeds=tuple(range(10)),
         clock_train=2000,
