@@ -48,8 +48,9 @@ def test_pretraining_learns_rotation():
     from icml26_atr.data import load_images
 
     images = load_images("digits")[0][:400]
-    losses = pretrain(model, images, vocab, 150, 64, 3e-3, 0)
-    assert np.mean(losses[-10:]) < 0.6 * np.mean(losses[:10])  # from log 4 + ... towards 0
+    losses = pretrain(model, images, vocab, 60, 64, 3e-3, 0)
+    # from log 4 + ... towards 0: the last ten losses are 0.15 of the first ten after 60 steps (0.11 after 150)
+    assert np.mean(losses[-10:]) < 0.6 * np.mean(losses[:10])
     used, answers = pretraining_token_ids(vocab)
     assert set(answers) < set(used)
 
