@@ -246,3 +246,29 @@ def test_token_windows_are_disjoint_ordered_slots_drawn_by_the_rng():
         llm.token_windows(ids, 21, 50, np.random.default_rng(0), "n_eval")  # 1000 tokens hold 20 windows
     with pytest.raises(ValueError, match="length=1"):
         llm.token_windows(ids, 2, 1, np.random.default_rng(0))
+
+
+@needs_transformers
+def test_token_windows_with_a_bos_start_each_window_with_it_then_the_text_windows_one_shorter():
+    import numpy as np
+    import torch
+
+    ids = torch.arange(10, 1000)
+    w = llm.token_windows(ids, 5, 20, np.random.default_rng(4), bos=2)
+    assert w.shape == (5, 20) and (w[:, 0] == 2).all()
+    assert torch.equal(w[:, 1:], llm.token_windows(ids, 5, 19, np.random.default_rng(4)))
+    with pytest.raises(ValueError, match="length=2"):
+        llm.token_windows(ids, 2, 2, np.random.default_rng(0), bos=2)  # no room for text after the bos
+    with pytest.raises(ValueError, match="bos=-1"):
+        llm.token_windows(ids, 2, 20, np.random.default_rng(0), bos=-1)
+
+
+@needs_transformers
+def test_leading_bos_is_the_first_id_only_where_it_is_the_tokenizers_bos():
+    import torch
+
+    class Tokenizer:
+        bos_token_id = 2
+
+    assert llm.leading_bos(Tokenizer(), torch.tensor([2, 7, 9])) == 2
+    assert llm.leading_bos(Tokenizer(), torch.tensor([7, 2, 9])) is None

@@ -22,6 +22,8 @@ def test_each_window_starts_with_bos_when_the_text_does():
     assert bool((calib[:, 0] == 2).all() and (held[:, 0] == 2).all())
     assert int((torch.cat([calib, held]) == 2).sum()) == 7  # only at the starts
     assert bool((calib[:, 1:].diff(dim=1) == 1).all())  # then contiguous text
+    plain = text_windows(IDS, 3, 4, 15, seed=1)  # the same draws as windows one shorter of the text after the BOS
+    assert torch.equal(calib[:, 1:], plain[0]) and torch.equal(held[:, 1:], plain[1])
 
 
 def test_a_bos_the_text_does_not_start_with_is_refused():

@@ -81,6 +81,17 @@ def test_held_out_windows_come_from_the_second_half_and_depend_on_the_seed():
         held_out_windows(ids, 26, 20, seed=0)  # 500 held-out tokens hold 25 windows
 
 
+def test_held_out_windows_open_with_the_bos_where_the_tokenizer_starts_text_with_one():
+    """Gemma-3 reads text after its BOS (id 2): its windows were BOS-less before 0.1.5 (float perplexity 421, where
+    autoprune's BOS windows give 63). Every window is the BOS and 19 tokens of the second half of the text."""
+    ids = torch.cat([torch.tensor([2]), torch.arange(100, 1100)])
+    w = held_out_windows(ids, 5, 20, seed=0, bos=2)
+    assert w.shape == (5, 20) and bool((w[:, 0] == 2).all()) and int(w[:, 1:].min()) >= 600
+    assert bool((w[:, 1:].diff(dim=1) == 1).all())
+    with pytest.raises(ValueError, match="^bos=3"):
+        held_out_windows(ids, 5, 20, seed=0, bos=3)  # not the token the text starts with
+
+
 def test_compress_all_runs_every_matrix_and_code():
     weights = {"a": np.ones((2, 4)), "b": np.zeros((2, 8))}
     out = compress_all(weights, [("x", 4), ("y", 3)], lambda m, b, W: (W * b, W.size), workers=1)

@@ -250,15 +250,30 @@ def shakespeare_ids(tokenizer: Any, n_chars: int) -> Any:
     return torch.tensor(tokenizer(text)["input_ids"], dtype=torch.long)
 
 
-def token_windows(ids: Any, n: int, length: int, rng: Any, name: str = "n") -> Any:
+def leading_bos(tokenizer: Any, ids: Any) -> int | None:
+    """The BOS token id ``tokenizer`` started the text ``ids`` with, or None where it starts text with none
+    (Gemma-3's tokenizer does, SmolLM2's does not)."""
+    first = int(ids[0])
+    return first if first == tokenizer.bos_token_id else None
+
+
+def token_windows(ids: Any, n: int, length: int, rng: Any, name: str = "n", bos: int | None = None) -> Any:
     """``n`` non-overlapping windows of ``length`` tokens of the 1-d tensor ``ids`` at offsets ``rng`` draws
     (slots of ``length`` without replacement, in order): the calibration or held-out text of a perplexity
-    evaluation. ``name`` is the argument an error names when ``n`` does not fit."""
+    evaluation. ``name`` is the argument an error names when ``n`` does not fit.
+
+    ``bos``: the model's BOS token (``leading_bos``), or None. With it every window is that token and
+    ``length - 1`` tokens of ``ids``, as the model reads text (Gemma-3-270M's held-out perplexity on 4 x 128
+    Shakespeare tokens: 390 without it, 63 with it)."""
     import torch
 
     from .validation import check_int
 
-    check_int("length", length, 2)
+    check_int("length", length, 2 if bos is None else 3)  # with a bos: the bos and at least 2 tokens of text
+    if bos is not None:
+        check_int("bos", bos, 0)
+        body = token_windows(ids, n, length - 1, rng, name)
+        return torch.cat([torch.full((n, 1), bos, dtype=body.dtype), body], 1)
     slots = ids.numel() // length
     check_int(name, n, 1, slots)
     starts = sorted(int(s) for s in rng.choice(slots, size=n, replace=False))

@@ -29,12 +29,11 @@ def text_windows(
     if bos is not None:
         if int(ids[0]) != bos:
             raise fail("bos", bos, f"the first token of ids ({int(ids[0])}), where the tokenizer put it")
-        calibration, held_out = text_windows(ids[1:], n_calib, n_eval, check_int("length", length, 2) - 1, seed)
-        return tuple(torch.cat([torch.full((len(w), 1), bos), w], 1) for w in (calibration, held_out))
+        ids = ids[1:]
     half = ids.numel() // 2
     rng = np.random.default_rng(check_int("seed", seed, 0))
-    calibration = token_windows(ids[:half], n_calib, length, rng, "n_calib")
-    return calibration, token_windows(ids[half:], n_eval, length, rng, "n_eval")
+    calibration = token_windows(ids[:half], n_calib, length, rng, "n_calib", bos)
+    return calibration, token_windows(ids[half:], n_eval, length, rng, "n_eval", bos)
 
 
 def planted_outlier_network(seed: int = 0, width: int = 128, depth: int = 6) -> nn.Sequential:

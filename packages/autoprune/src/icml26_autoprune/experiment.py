@@ -292,7 +292,7 @@ def prune_and_measure(
     """Dense statistics, the allocations, the metric search (when ``search_dir`` is given: its JSONL histories go
     there), then each pruning from the dense weights and its held-out perplexity."""
     import torch
-    from icml26_shared.llm import perplexity, shakespeare_ids
+    from icml26_shared.llm import leading_bos, perplexity, shakespeare_ids
 
     from .allocation import allocate, skewness
     from .data import text_windows
@@ -307,7 +307,7 @@ def prune_and_measure(
     linear = [m.weight.detach().abs() for b in blocks for m in b.modules() if isinstance(m, torch.nn.Linear)]
     out: dict[str, float] = {"weight_skew_excess": float(np.mean([skewness(w) for w in linear])) - HALF_NORMAL_SKEW}
 
-    bos = int(ids[0]) if int(ids[0]) == tokenizer.bos_token_id else None  # Gemma-3: yes; SmolLM2: no
+    bos = leading_bos(tokenizer, ids)  # Gemma-3: its BOS; SmolLM2: None
     calib, held_out = text_windows(ids, config.n_calib, config.n_eval, config.length, seed, bos)
     hidden, kwargs = block_inputs(model, calib)
     keep = config.search_blocks if search_dir is not None else ()

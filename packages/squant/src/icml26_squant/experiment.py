@@ -372,7 +372,7 @@ def measure_llm(model, windows: list, config: Config, name: str) -> dict[str, li
 
 def llm_metrics(config: Config, name: str) -> dict[str, list[float]]:
     """``measure_llm`` on the real model ``name``; NaN for every seed when the ``llm`` extra is not installed."""
-    from icml26_shared.llm import shakespeare_ids
+    from icml26_shared.llm import leading_bos, shakespeare_ids
 
     from .llm import held_out_windows, llm_available, load_llm
 
@@ -381,7 +381,8 @@ def llm_metrics(config: Config, name: str) -> dict[str, list[float]]:
         return {key: [math.nan] * len(config.seeds) for key in llm_metric_names(name)}
     model, tokenizer = load_llm(name)
     ids = shakespeare_ids(tokenizer, config.n_chars)
-    windows = [held_out_windows(ids, config.n_eval, config.length, seed) for seed in config.seeds]
+    bos = leading_bos(tokenizer, ids)  # Gemma-3 reads text after its BOS; SmolLM2 has none
+    windows = [held_out_windows(ids, config.n_eval, config.length, seed, bos) for seed in config.seeds]
     return measure_llm(model, windows, config, name)
 
 

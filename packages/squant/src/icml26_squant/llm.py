@@ -138,10 +138,17 @@ def decoder_linears(model: Any, layers: Sequence[int], linears: Sequence[str]) -
     }
 
 
-def held_out_windows(ids, n_eval: int, length: int, seed: int):
-    """(n_eval, length) non-overlapping windows at random offsets in the second half of ``ids`` (held out)."""
+def held_out_windows(ids, n_eval: int, length: int, seed: int, bos: int | None = None):
+    """(n_eval, length) non-overlapping windows at random offsets in the second half of ``ids`` (held out).
+
+    ``bos``: the BOS token the tokenizer started ``ids`` with (``icml26_shared.llm.leading_bos``; Gemma-3), or
+    None (SmolLM2): the halves are then those of the text after it, and every window starts with it."""
+    if bos is not None:
+        if int(ids[0]) != bos:
+            raise fail("bos", bos, f"the first token of ids ({int(ids[0])}), where the tokenizer put it")
+        ids = ids[1:]
     rng = np.random.default_rng(derive(seed, "held-out"))
-    return token_windows(ids[ids.numel() // 2 :], n_eval, length, rng, "n_eval")
+    return token_windows(ids[ids.numel() // 2 :], n_eval, length, rng, "n_eval", bos)
 
 
 Job = tuple[str, str, int]  # (matrix name, method, bits)
