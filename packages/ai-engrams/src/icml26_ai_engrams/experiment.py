@@ -104,6 +104,8 @@ CONFIGS = {
     # 30 x 7 engram layers and gradient ascent). Three seeds = three draws of the forget sets. Fixed before its
     # first run. The toy LM's inconclusive retain claim is not what more seeds here would decide: its effect
     # (0.104 vs 0.10) against a per-seed sd of 0.068 needs sem < 0.004, (0.068 / 0.004)^2 ~ 290 seeds.
+    # Memory (issue 25, 8 GB budget): one SmolLM2 seed peaked at 5.65 GB resident in 0.1.5 (measured under load,
+    # one thread, gradient ascent capped at 2 steps; 8.27 GB in 0.1.4).
     "medium": Config(seeds=(0, 1, 2), llm=True),
     "paper": Config(  # the paper's MLP-MNIST scale on full Fashion-MNIST; a larger fact LM (no pretrained LLM here)
         seeds=(0, 1, 2, 3, 4),
