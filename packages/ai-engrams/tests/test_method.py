@@ -131,6 +131,8 @@ def test_layers_reading_the_same_input_share_one_matrix():
     stats = collect_statistics(lm, ids, batch_size=4)
     assert stats.cov["blocks.0.q"] is stats.cov["blocks.0.k"] is stats.cov["blocks.0.v"]
     assert len({id(c) for c in stats.cov.values()}) == 5  # qkv, o, up, down, head
+    order = ["blocks.0.q", "blocks.0.k", "blocks.0.v", "blocks.0.o", "blocks.0.up", "blocks.0.down", "head"]
+    assert list(stats.cov) == order  # the forward's order, which random_direction draws in
     for name in stats.cov:
         alone = collect_statistics(lm, ids, layers=[name], batch_size=4)
         assert torch.equal(stats.cov[name], alone.cov[name]) and stats.count[name] == alone.count[name] == 30

@@ -135,6 +135,7 @@ def collect_statistics(
     selected = _select_layers(model, layers)
     stats = Statistics()
     owner: dict[str, str] = {}  # layer -> the first layer that read the same input tensor in a batch (or itself)
+    order: dict[str, None] = {}  # layers in the order of their first counted rows: the order of the statistics
     state: dict = {"mask": None, "read": {}}  # read: (id(input), bias?) -> (weakref to it, layer), this batch
 
     def hook(name: str, module: nn.Linear):
@@ -148,17 +149,18 @@ def collect_statistics(
                     f"layer {name}: its input was {owner[name]}'s in an earlier batch and is {first}'s now; statistics "
                     "are shared only between layers that always read the same tensor"
                 )
-            if first != name:
-                return
-            x = args[0].reshape(-1, module.in_features)
-            if state["mask"] is not None:
-                rows = state["mask"].reshape(-1)
-                if rows.numel() != x.shape[0]:
-                    raise fail("mask", tuple(state["mask"].shape), f"one entry per input row of layer {name}")
-                x = x[rows]
-            if module.bias is not None:  # bias absorption: x~ = [x; 1]
-                x = torch.cat([x, x.new_ones(x.shape[0], 1)], dim=1)
-            stats.update(name, x)
+            if first == name:
+                x = args[0].reshape(-1, module.in_features)
+                if state["mask"] is not None:
+                    rows = state["mask"].reshape(-1)
+                    if rows.numel() != x.shape[0]:
+                        raise fail("mask", tuple(state["mask"].shape), f"one entry per input row of layer {name}")
+                    x = x[rows]
+                if module.bias is not None:  # bias absorption: x~ = [x; 1]
+                    x = torch.cat([x, x.new_ones(x.shape[0], 1)], dim=1)
+                stats.update(name, x)
+            if first in stats.cov:
+                order.setdefault(name)
 
         return pre_hook
 
@@ -175,15 +177,16 @@ def collect_statistics(
         for h in handles:
             h.remove()
         model.train(was_training)
-    for name in selected:
+    cov, count = {}, {}
+    for name in [*order, *(n for n in selected if n not in order)]:  # layers without counted rows last
         first = owner.get(name, name)
         if first not in stats.cov:  # a fully masked-out set still has (empty) statistics for every layer
             m = selected[first]
             d = m.in_features + (m.bias is not None)
             stats.cov[first] = torch.zeros(d, d, dtype=torch.float64)
             stats.count[first] = 0
-        stats.cov[name], stats.count[name] = stats.cov[first], stats.count[first]
-    return stats
+        cov[name], count[name] = stats.cov[first], stats.count[first]
+    return Statistics(cov, count)
 
 
 def spectral_pinv(
