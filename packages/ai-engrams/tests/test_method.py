@@ -107,14 +107,60 @@ def test_statistics_stream_merge_and_mask():
     assert torch.allclose(masked.cov["layers.1"], collect_statistics(model, x[mask]).cov["layers.1"], atol=1e-12)
 
 
-def test_layers_reading_the_same_input_share_statistics():
+class GatedMLP(nn.Module):
+    """SmolLM2's MLP (gate and up read the same x, no biases) beside a biased layer reading that x too."""
+
+    def __init__(self, dim=4, hidden=6, share=True):
+        super().__init__()
+        self.share = share
+        self.gate, self.up = nn.Linear(dim, hidden, bias=False), nn.Linear(dim, hidden, bias=False)
+        self.down, self.biased = nn.Linear(hidden, dim, bias=False), nn.Linear(dim, dim)
+
+    def forward(self, x):
+        up = self.up(x if self.share or len(x) > 2 else x.clone())  # share=False: a batch of 2 reads a copy
+        return self.down(torch.nn.functional.silu(self.gate(x)) * up) + self.biased(x)
+
+
+def test_layers_reading_the_same_input_share_one_matrix():
+    """q/k/v (and gate/up) hold one covariance, equal to the one each collects alone; issue 25's memory."""
     from icml26_ai_engrams import TinyLM
 
     torch.manual_seed(0)
     lm = TinyLM(9, 5, dim=8, heads=2, layers=1)
-    stats = collect_statistics(lm, torch.randint(0, 9, (6, 5)))
-    assert torch.equal(stats.cov["blocks.0.q"], stats.cov["blocks.0.k"])
-    assert stats.count["blocks.0.q"] == 30 and stats.cov["head"].shape == (9, 9)
+    ids = torch.randint(0, 9, (6, 5))
+    stats = collect_statistics(lm, ids, batch_size=4)
+    assert stats.cov["blocks.0.q"] is stats.cov["blocks.0.k"] is stats.cov["blocks.0.v"]
+    assert len({id(c) for c in stats.cov.values()}) == 5  # qkv, o, up, down, head
+    order = ["blocks.0.q", "blocks.0.k", "blocks.0.v", "blocks.0.o", "blocks.0.up", "blocks.0.down", "head"]
+    assert list(stats.cov) == order  # the forward's order, which random_direction draws in
+    for name in stats.cov:
+        alone = collect_statistics(lm, ids, layers=[name], batch_size=4)
+        assert torch.equal(stats.cov[name], alone.cov[name]) and stats.count[name] == alone.count[name] == 30
+    mlp, x = GatedMLP(), torch.rand(5, 4)
+    gated = collect_statistics(mlp, x, batch_size=2)
+    assert gated.cov["gate"] is gated.cov["up"] and len({id(c) for c in gated.cov.values()}) == 3  # +down, biased
+    assert torch.equal(gated.cov["gate"], collect_statistics(mlp, x, layers=["gate"], batch_size=2).cov["gate"])
+
+
+def test_shared_statistics_stay_shared_and_apart_where_they_should():
+    """merge and total_pinv keep one matrix per shared input; update replaces a matrix, never writes into it."""
+    from icml26_ai_engrams import TinyLM
+
+    torch.manual_seed(0)
+    lm = TinyLM(9, 5, dim=8, heads=2, layers=1)
+    first, second = (collect_statistics(lm, torch.randint(0, 9, (4, 5))) for _ in range(2))
+    merged = first + second
+    assert merged.cov["blocks.0.q"] is merged.cov["blocks.0.v"] and merged.count["blocks.0.q"] == 40
+    pinv = total_pinv(merged)
+    assert pinv["blocks.0.q"] is pinv["blocks.0.k"] and pinv["blocks.0.q"] is not pinv["blocks.0.o"]
+    k_before = first.cov["blocks.0.k"].clone()
+    first.update("blocks.0.q", torch.rand(3, 9, dtype=torch.float64))
+    assert torch.equal(first.cov["blocks.0.k"], k_before) and first.count["blocks.0.k"] == 20
+
+
+def test_collect_rejects_layers_that_share_an_input_in_one_batch_only():
+    with pytest.raises(RuntimeError, match="layer gate: its input was up's in an earlier batch and is gate's now"):
+        collect_statistics(GatedMLP(share=False), torch.rand(5, 4), batch_size=3)  # batches of 3, then 2
 
 
 @given(st.integers(0, 10_000))

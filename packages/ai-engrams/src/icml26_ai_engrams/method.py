@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import math
+import weakref
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -48,7 +49,10 @@ class Statistics:
     count: dict[str, int] = field(default_factory=dict)
 
     def update(self, name: str, x: torch.Tensor) -> None:
-        """Streaming mean update with the rows of ``x`` (k, D): ``C += (x^T x - k C) / (n + k)``."""
+        """Streaming mean update with the rows of ``x`` (k, D): ``C <- C + (x^T x - k C) / (n + k)``.
+
+        Out of place, so a matrix that several layers share (``collect_statistics``) is never changed through one.
+        """
         x = x.to(torch.float64)
         k = x.shape[0]
         if k == 0:
@@ -56,18 +60,24 @@ class Statistics:
         if name not in self.cov:
             self.cov[name] = torch.zeros(x.shape[1], x.shape[1], dtype=torch.float64)
             self.count[name] = 0
-        self.cov[name] += (x.T @ x - k * self.cov[name]) / (self.count[name] + k)
+        self.cov[name] = self.cov[name] + (x.T @ x - k * self.cov[name]) / (self.count[name] + k)
         self.count[name] += k
 
     def merge(self, other: Statistics) -> Statistics:
-        """Statistics of the union of two disjoint sample sets: the count-weighted mean of the moments."""
+        """Statistics of the union of two disjoint sample sets: the count-weighted mean of the moments.
+
+        Layers that share one matrix in both sets share the merged one too.
+        """
         if set(self.cov) != set(other.cov):
             raise fail("other", sorted(other.cov), f"statistics of the same layers {sorted(self.cov)}")
         out = Statistics()
+        merged: dict[tuple[int, int, int, int], tuple[torch.Tensor, int]] = {}
         for name in self.cov:
             n, m = self.count[name], other.count[name]
-            out.cov[name] = (n * self.cov[name] + m * other.cov[name]) / max(n + m, 1)
-            out.count[name] = n + m
+            key = (id(self.cov[name]), id(other.cov[name]), n, m)
+            if key not in merged:
+                merged[key] = ((n * self.cov[name] + m * other.cov[name]) / max(n + m, 1), n + m)
+            out.cov[name], out.count[name] = merged[key]
         return out
 
     def __add__(self, other: Statistics) -> Statistics:
@@ -111,7 +121,8 @@ def collect_statistics(
     ``inputs`` is a batch of model inputs (n, ...). ``mask`` (bool) selects the rows that count: its shape
     is a prefix of ``inputs.shape`` that indexes the layer-input rows, e.g. (n, T) for token ids of a
     language model (the official answer-token masking) or (n,) for a classifier. Layers that read the same
-    tensor (q/k/v) get identical statistics.
+    tensor (q/k/v, gate/up) have identical statistics: the first of them to read it accumulates one matrix and
+    the others share it (a fifth less memory on SmolLM2; ``Statistics.merge`` and ``total_pinv`` keep it shared).
     """
     if not isinstance(inputs, torch.Tensor) or inputs.ndim < 1 or inputs.shape[0] == 0:
         raise fail("inputs", getattr(inputs, "shape", inputs), "a non-empty tensor of model inputs (n, ...)")
@@ -123,19 +134,33 @@ def collect_statistics(
             raise fail("mask", tuple(mask.shape), f"a prefix of the inputs' shape {tuple(inputs.shape)}")
     selected = _select_layers(model, layers)
     stats = Statistics()
-    state: dict[str, torch.Tensor | None] = {"mask": None}
+    owner: dict[str, str] = {}  # layer -> the first layer that read the same input tensor in a batch (or itself)
+    order: dict[str, None] = {}  # layers in the order of their first counted rows: the order of the statistics
+    state: dict = {"mask": None, "read": {}}  # read: (id(input), bias?) -> (weakref to it, layer), this batch
 
     def hook(name: str, module: nn.Linear):
         def pre_hook(_module, args):
-            x = args[0].reshape(-1, module.in_features)
-            if state["mask"] is not None:
-                rows = state["mask"].reshape(-1)
-                if rows.numel() != x.shape[0]:
-                    raise fail("mask", tuple(state["mask"].shape), f"one entry per input row of layer {name}")
-                x = x[rows]
-            if module.bias is not None:  # bias absorption: x~ = [x; 1]
-                x = torch.cat([x, x.new_ones(x.shape[0], 1)], dim=1)
-            stats.update(name, x)
+            key = (id(args[0]), module.bias is not None)  # x~ differs with and without a bias: no sharing then
+            seen = state["read"].get(key)
+            first = seen[1] if seen is not None and seen[0]() is args[0] else name
+            state["read"][key] = (weakref.ref(args[0]), first)
+            if owner.setdefault(name, first) != first:
+                raise RuntimeError(
+                    f"layer {name}: its input was {owner[name]}'s in an earlier batch and is {first}'s now; statistics "
+                    "are shared only between layers that always read the same tensor"
+                )
+            if first == name:
+                x = args[0].reshape(-1, module.in_features)
+                if state["mask"] is not None:
+                    rows = state["mask"].reshape(-1)
+                    if rows.numel() != x.shape[0]:
+                        raise fail("mask", tuple(state["mask"].shape), f"one entry per input row of layer {name}")
+                    x = x[rows]
+                if module.bias is not None:  # bias absorption: x~ = [x; 1]
+                    x = torch.cat([x, x.new_ones(x.shape[0], 1)], dim=1)
+                stats.update(name, x)
+            if first in stats.cov:
+                order.setdefault(name)
 
         return pre_hook
 
@@ -146,17 +171,22 @@ def collect_statistics(
         with torch.inference_mode():
             for start in range(0, inputs.shape[0], batch_size):
                 state["mask"] = None if mask is None else mask[start : start + batch_size]
+                state["read"] = {}
                 model(inputs[start : start + batch_size])
     finally:
         for h in handles:
             h.remove()
         model.train(was_training)
-    for name, m in selected.items():  # a fully masked-out set still has (empty) statistics for every layer
-        if name not in stats.cov:
+    cov, count = {}, {}
+    for name in [*order, *(n for n in selected if n not in order)]:  # layers without counted rows last
+        first = owner.get(name, name)
+        if first not in stats.cov:  # a fully masked-out set still has (empty) statistics for every layer
+            m = selected[first]
             d = m.in_features + (m.bias is not None)
-            stats.cov[name] = torch.zeros(d, d, dtype=torch.float64)
-            stats.count[name] = 0
-    return stats
+            stats.cov[first] = torch.zeros(d, d, dtype=torch.float64)
+            stats.count[first] = 0
+        cov[name], count[name] = stats.cov[first], stats.count[first]
+    return Statistics(cov, count)
 
 
 def spectral_pinv(
@@ -245,13 +275,16 @@ def total_pinv(
     """``pinv(C_U)`` of every layer of the total set: the part of ``compute_engrams`` every target set shares.
 
     Computed once, it serves target sets that arrive one at a time (``compute_engrams(..., pinv=...)``), which
-    saves one eigendecomposition per layer and target on a wide model.
+    saves one eigendecomposition per layer and target on a wide model. Layers that share a covariance (see
+    ``collect_statistics``) share its pseudo-inverse.
     """
-    out = {}
+    out, done = {}, {}  # done: id of a covariance -> its pinv, one per matrix that layers share
     for name, c_total in total.cov.items():
         if total.count[name] == 0:
             raise fail("total", f"{name}: 0 samples", "a non-empty total set")
-        out[name] = spectral_pinv(c_total, rtol, condition_cap, rank_fraction)
+        if id(c_total) not in done:
+            done[id(c_total)] = spectral_pinv(c_total, rtol, condition_cap, rank_fraction)
+        out[name] = done[id(c_total)]
     return out
 
 
