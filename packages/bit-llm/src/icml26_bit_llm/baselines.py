@@ -32,8 +32,8 @@ class PrefixDecoder(CaptionDecoder):
             return self.run_lm(cache, inputs_embeds=embed)
         prefix = self.project(memory.to(embed.dtype))
         x = torch.cat([embed[:, :1], prefix, embed[:, 1:]], dim=1)
-        out = self.run_lm(cache, inputs_embeds=x)
-        return torch.cat([out[:, :1], out[:, 1 + prefix.shape[1] :]], dim=1)  # the text positions only
+        text = torch.cat([torch.zeros(1, dtype=torch.long), torch.arange(1 + prefix.shape[1], x.shape[1])])
+        return self.run_lm(cache, inputs_embeds=x, logits_to_keep=text.to(x.device))  # no LM head on the prefix
 
 
 class LanguagePrior(CaptionDecoder):

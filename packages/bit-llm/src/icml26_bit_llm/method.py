@@ -83,7 +83,8 @@ class CaptionDecoder(nn.Module):
         raise NotImplementedError
 
     def run_lm(self, cache: DynamicCache | None, **inputs: torch.Tensor) -> torch.Tensor:
-        """The frozen LM's logits on ``inputs`` (input_ids or inputs_embeds), after ``cache``'s positions if given."""
+        """The frozen LM's logits on ``inputs`` (input_ids or inputs_embeds; logits_to_keep: the positions that
+        get logits), after ``cache``'s positions if given."""
         return self.lm(**inputs, cache=cache, use_cache=cache is not None).logits
 
     @contextlib.contextmanager
