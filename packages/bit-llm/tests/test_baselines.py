@@ -30,6 +30,25 @@ def test_prefix_logits_cover_the_text_positions_and_depend_on_the_memory():
     assert prefix.project[0].weight.grad is not None and lm.model.embed_tokens.weight.grad is None
 
 
+def test_prefix_positions_get_no_logits():
+    """The LM head (vocabulary-sized: a fifth of SmolLM2's work per position) runs on the text positions only;
+    their logits are those of the full forward."""
+    lm, tokenizer = tiny_lm()
+    torch.manual_seed(0)
+    prefix = PrefixDecoder(lm, tokenizer, d_memory=8, n_tokens=4)
+    ids, _ = prefix.encode(CAPTIONS)
+    memory = torch.randn(3, 4, 8)
+    rows = []
+    lm.lm_head.register_forward_hook(lambda module, args, out: rows.append(args[0].shape[1]))
+    with torch.no_grad():
+        logits = prefix.logits(ids, memory)
+        embed = lm.get_input_embeddings()(ids)
+        x = torch.cat([embed[:, :1], prefix.project(memory), embed[:, 1:]], dim=1)
+        full = lm(inputs_embeds=x, use_cache=False).logits
+    assert rows[0] == ids.shape[1]  # not ids.shape[1] + 4
+    torch.testing.assert_close(logits, torch.cat([full[:, :1], full[:, 5:]], dim=1), rtol=1e-5, atol=1e-5)
+
+
 def test_prefix_tokens_count_against_the_context():
     lm, tokenizer = tiny_lm(context=16)
     prefix = PrefixDecoder(lm, tokenizer, d_memory=8, n_tokens=8)

@@ -5,6 +5,7 @@ import pytest
 import torch
 from hypothesis import given
 from hypothesis import strategies as st
+from icml26_bit_llm.baselines import LanguagePrior, PrefixDecoder
 from icml26_bit_llm.data import captions, sample_scenes
 from icml26_bit_llm.lm import freeze, tiny_llama, word_tokenizer
 from icml26_bit_llm.method import BitLLM, GatedCrossAttention, scst_loss
@@ -85,6 +86,87 @@ def test_greedy_decoding_agrees_with_teacher_forced_logprobs():
         logits = model.logits(torch.cat([prompt, generated], 1), memory)[:, prompt.shape[1] - 1 : -1]
     _, mask = model.token_logprobs(memory, generated)
     assert torch.equal(logits.argmax(-1)[mask], generated[mask])
+
+
+def _decoder(kind: str):
+    """A decoder whose captions depend on positions and (BitLLM, prefix) on each row's memory.
+
+    The frozen random LM's weights are scaled 10x, so its attention is sharp and the positions and the cache
+    matter (at initialisation scale, setting every position id to 0 moves its logits by about 1e-5); BitLLM's
+    gates are open. A word of the random LM plays eos, so that some rows of a batch end early and others do not.
+    """
+    lm, tokenizer = tiny_lm()
+    tokenizer.eos_token = "yellow"
+    with torch.no_grad():
+        for p in lm.parameters():
+            p.mul_(10 if p.ndim == 2 else 1)
+    torch.manual_seed(0)
+    if kind == "prior":
+        return LanguagePrior(lm, tokenizer)
+    if kind == "prefix":
+        return PrefixDecoder(lm, tokenizer, d_memory=8, n_tokens=5)
+    model = BitLLM(lm, tokenizer, d_memory=8, interval=1, heads=2, dim_head=8)
+    with torch.no_grad():
+        for a in model.adapters:
+            a.attn_gate.fill_(1.0)
+            a.ff_gate.fill_(1.0)
+    return model
+
+
+def _uncached_decode(decoder, memory, max_new_tokens, sample, generator):
+    """Reference: decoding that runs the whole sequence through the LM at every step; (tokens, last logits)."""
+    ids = decoder.prompt_ids(len(memory))
+    eos, start, done, steps = decoder.tokenizer.eos_token_id, ids.shape[1], torch.zeros(len(ids), dtype=bool), []
+    with torch.no_grad(), decoder.memory_scope(memory):
+        for _ in range(max_new_tokens):
+            steps.append(decoder.logits(ids, memory)[:, -1])
+            if sample:
+                token = torch.multinomial(torch.softmax(steps[-1], dim=-1), 1, generator=generator)[:, 0]
+            else:
+                token = steps[-1].argmax(dim=-1)
+            token = torch.where(done, torch.full_like(token, eos), token)
+            ids = torch.cat([ids, token[:, None]], dim=1)
+            done |= token == eos
+            if done.all():
+                break
+    out = ids[:, start:]
+    return torch.nn.functional.pad(out, (0, max_new_tokens - out.shape[1]), value=eos), steps
+
+
+@pytest.mark.parametrize("kind", ["bitllm", "prefix", "prior"])
+@pytest.mark.parametrize("sample", [False, True])
+def test_cached_decoding_gives_the_tokens_of_the_uncached_one(kind, sample, monkeypatch):
+    """The KV cache is exact: the same tokens (greedy, and sampled with one generator seed) and the same
+    next-token logits at every step as re-running the whole sequence, for a batch whose rows end at different
+    steps (a finished row is fed eos)."""
+    decoder = _decoder(kind)
+    memory = torch.randn(8, 5, 8, generator=torch.Generator().manual_seed(1))
+    expected, expected_logits = _uncached_decode(decoder, memory, 12, sample, torch.Generator().manual_seed(0))
+    cached_logits = []
+    logits = decoder.logits
+    monkeypatch.setattr(decoder, "logits", lambda *a: cached_logits.append(logits(*a)) or cached_logits[-1])
+    got = decoder.generate(memory, 12, sample=sample, generator=torch.Generator().manual_seed(0))
+    assert torch.equal(got, expected)
+    last = torch.stack([step[:, -1] for step in cached_logits])
+    torch.testing.assert_close(last, torch.stack(expected_logits), rtol=1e-4, atol=1e-4)
+    if sample or kind != "prior":  # the case under test: some rows end early, others run to max_new_tokens
+        ended = (got == decoder.tokenizer.eos_token_id).any(dim=1)
+        assert ended.any() and not ended.all(), got
+
+
+def test_cached_decoding_feeds_the_adapters_one_new_token_per_step(monkeypatch):
+    """After the prompt, each step runs only the new token through the LM: the adapters see (b, 1, d) hidden
+    states (the uncached path re-ran the whole sequence, (b, prompt + step, d))."""
+    model = _model()
+    seen, forward = [], GatedCrossAttention.forward
+    monkeypatch.setattr(
+        GatedCrossAttention, "forward", lambda self, x, kv: seen.append(x.shape) or forward(self, x, kv)
+    )
+    model.generate(torch.randn(3, 5, 8), max_new_tokens=6)
+    prompt, n = model.prompt_ids(1).shape[1], len(model.adapters)
+    assert len(seen) == 6 * n  # the frozen random LM never emits eos here: 6 steps
+    assert seen[:n] == [(3, prompt, model.dim)] * n
+    assert seen[n:] == [(3, 1, model.dim)] * (5 * n)
 
 
 def test_training_only_moves_the_interface():

@@ -12,6 +12,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 from torch.nn import functional as F
+from transformers import DynamicCache
 
 from .lm import PROMPT
 from .method import CaptionDecoder
@@ -25,19 +26,21 @@ class PrefixDecoder(CaptionDecoder):
         self.n_prefix = n_tokens
         self.project = nn.Sequential(nn.Linear(d_memory, self.dim), nn.GELU(), nn.Linear(self.dim, self.dim))
 
-    def logits(self, ids: torch.Tensor, memory: torch.Tensor) -> torch.Tensor:
+    def logits(self, ids: torch.Tensor, memory: torch.Tensor, cache: DynamicCache | None = None) -> torch.Tensor:
         embed = self.lm.get_input_embeddings()(ids)
+        if cache is not None and cache.get_seq_length() > 0:  # the prefix sits in the cache: new text tokens only
+            return self.run_lm(cache, inputs_embeds=embed)
         prefix = self.project(memory.to(embed.dtype))
         x = torch.cat([embed[:, :1], prefix, embed[:, 1:]], dim=1)
-        out = self.lm(inputs_embeds=x, use_cache=False).logits
-        return torch.cat([out[:, :1], out[:, 1 + prefix.shape[1] :]], dim=1)  # the text positions only
+        text = torch.cat([torch.zeros(1, dtype=torch.long), torch.arange(1 + prefix.shape[1], x.shape[1])])
+        return self.run_lm(cache, inputs_embeds=x, logits_to_keep=text.to(x.device))  # no LM head on the prefix
 
 
 class LanguagePrior(CaptionDecoder):
     """The frozen LM captioning from the prompt alone: what generation falls back to without neural evidence."""
 
-    def logits(self, ids: torch.Tensor, memory: torch.Tensor) -> torch.Tensor:
-        return self.lm(input_ids=ids, use_cache=False).logits
+    def logits(self, ids: torch.Tensor, memory: torch.Tensor, cache: DynamicCache | None = None) -> torch.Tensor:
+        return self.run_lm(cache, input_ids=ids)
 
 
 def retrieve_captions(query: torch.Tensor, keys: torch.Tensor, captions: list[str]) -> list[str]:

@@ -121,9 +121,11 @@ CONFIGS = {
     # The SmolLM2 arm runs stages (ii) and (iii) with SmolLM2-135M-Instruct as the frozen decoder, at the
     # smallest budget we expect to move it off its prior ([INF]): an adapter before every 3rd of its 30 blocks,
     # 100 SFT steps of 16 captions (lr 1e-3 as `paper`), 10 SCST steps of 16, 50 held-out samples, 3 seeds.
-    # Measured under load (2 threads), one SFT step of 32 captions through SmolLM2 with 30 adapters took ~33
-    # CPU s and greedy captions ~2.5 CPU s each (no KV cache): the arm needs about an hour of CPU per seed, far
-    # over the 20 minutes (README: "Does it scale?").
+    # Measured under load (single thread, CPU s, 0.1.4) at the arm's shape (10 adapters): an SFT step of 16
+    # captions 1.50 (BIT-LLM) and 1.92 (prefix decoder), an SCST step of 16 6.0, a greedy caption 0.067 in a
+    # batch of 50 with the KV cache (0.336 without it) and 0.135 in a batch of 16 (0.363). The arm: ~430 CPU s
+    # per seed (SFT 80%; ~630 with 0.1.3's decoding), ~22 CPU min for 3 seeds; with the toy arm (~5 CPU min) medium
+    # fits 20 minutes on 2 cores only if SmolLM2 runs >= 1.45x faster on 2 threads (README: "Does it scale?").
     "medium": Config(
         seeds=(0, 1, 2, 3, 4, 5),
         scst_steps=300,

@@ -11,7 +11,9 @@ cross-attention block (Alayrac et al. 2022, lucidrains/flamingo-pytorch) updates
 with alpha = beta = 0 at initialisation, so the LLM's output is unchanged until the interface learns
 (spec section 3, [INF] placement before each layer as in Flamingo). The keys/values of the memory M are
 computed once per sample (``bind``) and reused at every layer input of every generated token: the
-"persistent" memory, as opposed to a prefix that the LM reads once at the input.
+"persistent" memory, as opposed to a prefix that the LM reads once at the input. Decoding keeps the LM's
+self-attention keys/values in a ``transformers`` KV cache and feeds only the new token after the prompt: the
+adapters act per position against the fixed memory, so the cached states are those a full re-run computes.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from einops import rearrange
 from icml26_shared import check_int, fail
 from torch import nn
 from torch.nn import functional as F
+from transformers import DynamicCache
 
 from .lm import PROMPT, context_length, encode, shifted_ce
 
@@ -62,8 +65,8 @@ class GatedCrossAttention(nn.Module):
 class CaptionDecoder(nn.Module):
     """A frozen causal LM that captions fMRI tokens (b, t, d_memory): teacher-forced loss, greedy/sampled decoding.
 
-    Subclasses define ``logits(ids, memory)`` over the text positions and may bind the memory once per batch
-    (``memory_scope``).
+    Subclasses define ``logits(ids, memory, cache)`` over the text positions and may bind the memory once per
+    batch (``memory_scope``).
     """
 
     def __init__(self, lm, tokenizer, prompt: str = PROMPT):
@@ -74,8 +77,15 @@ class CaptionDecoder(nn.Module):
 
     n_prefix = 0  # soft tokens the decoder puts into the LM's context
 
-    def logits(self, ids: torch.Tensor, memory: torch.Tensor) -> torch.Tensor:
+    def logits(self, ids: torch.Tensor, memory: torch.Tensor, cache: DynamicCache | None = None) -> torch.Tensor:
+        """(b, l, vocab) logits at the text positions ``ids`` (b, l). With a ``cache`` that holds the positions
+        before ``ids`` (empty at the first step), only ``ids`` run through the LM and the cache grows by them."""
         raise NotImplementedError
+
+    def run_lm(self, cache: DynamicCache | None, **inputs: torch.Tensor) -> torch.Tensor:
+        """The frozen LM's logits on ``inputs`` (input_ids or inputs_embeds; logits_to_keep: the positions that
+        get logits), after ``cache``'s positions if given."""
+        return self.lm(**inputs, cache=cache, use_cache=cache is not None).logits
 
     @contextlib.contextmanager
     def memory_scope(self, memory: torch.Tensor):
@@ -99,7 +109,10 @@ class CaptionDecoder(nn.Module):
     def generate(
         self, memory: torch.Tensor, max_new_tokens: int, sample: bool = False, generator: torch.Generator | None = None
     ) -> torch.Tensor:
-        """(b, max_new_tokens) token ids, greedy (argmax) or sampled at temperature 1; eos then padding."""
+        """(b, max_new_tokens) token ids, greedy (argmax) or sampled at temperature 1; eos then padding.
+
+        The prompt runs once; then each step feeds only the last token, against the LM's KV cache.
+        """
         check_int("max_new_tokens", max_new_tokens, 1)
         ids = self.prompt_ids(len(memory))
         if self.n_prefix + ids.shape[1] + max_new_tokens > self.context:
@@ -107,16 +120,17 @@ class CaptionDecoder(nn.Module):
         check_memory(memory, len(ids))
         eos, start = self.tokenizer.eos_token_id, ids.shape[1]
         done = torch.zeros(len(ids), dtype=torch.bool)
+        cache, new = DynamicCache(config=self.lm.config), ids
         with self.memory_scope(memory):
             for _ in range(max_new_tokens):
-                last = self.logits(ids, memory)[:, -1]
+                last = self.logits(new, memory, cache)[:, -1]
                 if sample:
                     token = torch.multinomial(torch.softmax(last, dim=-1), 1, generator=generator)[:, 0]
                 else:
                     token = last.argmax(dim=-1)
-                token = torch.where(done, torch.full_like(token, eos), token)
-                ids = torch.cat([ids, token[:, None]], dim=1)
-                done |= token == eos
+                new = torch.where(done, torch.full_like(token, eos), token)[:, None]
+                ids = torch.cat([ids, new], dim=1)
+                done |= new[:, 0] == eos
                 if done.all():
                     break
         out = ids[:, start:]
@@ -203,10 +217,10 @@ class BitLLM(CaptionDecoder):
         finally:
             self._kv = None
 
-    def logits(self, ids: torch.Tensor, memory: torch.Tensor) -> torch.Tensor:
+    def logits(self, ids: torch.Tensor, memory: torch.Tensor, cache: DynamicCache | None = None) -> torch.Tensor:
         if self._kv is None or self._kv[0][0].shape[0] != len(ids):
             raise RuntimeError("BitLLM.logits needs its memory bound: call it inside memory_scope(memory)")
-        return self.lm(input_ids=ids, use_cache=False).logits
+        return self.run_lm(cache, input_ids=ids)
 
     def remove(self) -> None:
         """Take the adapters' hooks off the LM (which is then the plain frozen LM again)."""
