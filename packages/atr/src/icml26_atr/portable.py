@@ -77,7 +77,9 @@ class AdamW:
         for p in self.params:
             if p.grad is None:
                 continue
-            state = self.state.setdefault(p, {"step": 0, "exp_avg": torch.zeros_like(p), "exp_avg_sq": torch.zeros_like(p)})
+            state = self.state.setdefault(
+                p, {"step": 0, "exp_avg": torch.zeros_like(p), "exp_avg_sq": torch.zeros_like(p)}
+            )
             state["step"] += 1
             t, m, v, g = state["step"], state["exp_avg"], state["exp_avg_sq"], p.grad
             p.mul_(1 - lr * decay)
