@@ -115,8 +115,8 @@ def test_backbone_per_seed_pretrains_with_the_seed(tmp_path, monkeypatch):
 def test_forked_arms_give_the_numbers_of_one_process(tmp_path, monkeypatch):
     """workers=2 runs (seed, arm) units in forked processes; the metrics are those of ``measure_seed``, bit for bit."""
     monkeypatch.setenv("ICML26_CACHE", str(tmp_path / "cache"))
-    smoke = CONFIGS["smoke"]
-    forked, alone = (measure(replace(smoke, workers=w), tmp_path / str(w)) for w in (2, 1))
+    config = replace(CONFIGS["smoke"], epochs=1)
+    forked, alone = (measure(replace(config, workers=w), tmp_path / str(w)) for w in (2, 1))
     assert list(forked) == list(alone)
     for name, values in alone.items():
         np.testing.assert_array_equal(forked[name], values, err_msg=name)  # nan (an undefined share) equals nan
@@ -145,7 +145,7 @@ def test_units_are_seed_arm_pairs_longest_arm_first_on_forked_workers(tmp_path, 
 
     monkeypatch.setenv("ICML26_CACHE", str(tmp_path))
     monkeypatch.setattr(experiment, "ProcessPoolExecutor", RecordingPool)
-    config = replace(CONFIGS["smoke"], workers=2, backbone_per_seed=True)
+    config = replace(CONFIGS["smoke"], workers=2, backbone_per_seed=True, epochs=1)
     measure(config, tmp_path)
     (_, workers, start), (pretrain, backbones), (arm, units) = calls
     assert (workers, start, pretrain, arm) == (2, "fork", "_pretrain", "measure_arm")
