@@ -3,10 +3,21 @@
 import json
 from dataclasses import replace
 
+import numpy as np
 import pytest
 import torch
-from icml26_atr import training
-from icml26_atr.experiment import CLAIMS, CONFIGS, EXPERIMENT, Config, make_model, measure_seed, pretrained_backbone
+from icml26_atr import METHODS, experiment, training
+from icml26_atr.experiment import (
+    CLAIMS,
+    CONFIGS,
+    EXPERIMENT,
+    TWO_VIEW_METHODS,
+    Config,
+    make_model,
+    measure,
+    measure_seed,
+    pretrained_backbone,
+)
 
 
 def test_smoke_run_writes_results(tmp_path):
@@ -99,3 +110,46 @@ def test_backbone_per_seed_pretrains_with_the_seed(tmp_path, monkeypatch):
     monkeypatch.setattr(training, "pretrain", spy)
     measure_seed(replace(CONFIGS["smoke"], backbone_per_seed=True), 3)
     assert seeds == [3]
+
+
+def test_forked_arms_give_the_numbers_of_one_process(tmp_path, monkeypatch):
+    """workers=2 runs (seed, arm) units in forked processes; the metrics are those of ``measure_seed``, bit for bit."""
+    monkeypatch.setenv("ICML26_CACHE", str(tmp_path / "cache"))
+    config = replace(CONFIGS["smoke"], epochs=1)
+    forked, alone = (measure(replace(config, workers=w), tmp_path / str(w)) for w in (2, 1))
+    assert list(forked) == list(alone)
+    for name, values in alone.items():
+        np.testing.assert_array_equal(forked[name], values, err_msg=name)  # nan (an undefined share) equals nan
+
+
+def test_units_are_seed_arm_pairs_longest_arm_first_on_forked_workers(tmp_path, monkeypatch):
+    """Issue 28: one seed per spawned process left a core idle during the last seed and re-imported torch; the
+    per-seed backbones of medium are pre-trained on the workers, before the arms."""
+    calls = []
+
+    class RecordingPool:
+        """ProcessPoolExecutor's stand-in: runs the tasks here and records what it was given."""
+
+        def __init__(self, workers, mp_context):
+            calls.append(("pool", workers, mp_context.get_start_method()))
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def map(self, fn, *args):
+            calls.append((fn.__name__, list(zip(*args, strict=True))))
+            return map(fn, *args)
+
+    monkeypatch.setenv("ICML26_CACHE", str(tmp_path))
+    monkeypatch.setattr(experiment, "ProcessPoolExecutor", RecordingPool)
+    config = replace(CONFIGS["smoke"], workers=2, backbone_per_seed=True, epochs=1)
+    measure(config, tmp_path)
+    (_, workers, start), (pretrain, backbones), (arm, units) = calls
+    assert (workers, start, pretrain, arm) == (2, "fork", "_pretrain", "measure_arm")
+    assert [c.pretrain_seed for (c,) in backbones] == [0, 1]
+    assert sorted((s, m) for _, s, m in units) == sorted((s, m) for s in config.seeds for m in METHODS)
+    n_first = len(TWO_VIEW_METHODS) * len(config.seeds)
+    assert {m for _, _, m in units[:n_first]} == set(TWO_VIEW_METHODS)

@@ -1,6 +1,9 @@
 """The portable ops equal torch's own functions up to rounding, forward and backward (``tests/test_kernel_paths.py``
 checks that they give the same bits on torch's default kernels)."""
 
+import subprocess
+import sys
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -78,3 +81,19 @@ def test_block_is_torchs_pre_norm_transformer_layer():
     x, causal = draw(3, 9, d), nn.Transformer.generate_square_subsequent_mask(9, dtype=torch.float64)
     assert torch.allclose(block(x), ref(x), rtol=0, atol=1e-10)
     assert torch.allclose(block(x, causal), ref(x, src_mask=causal, is_causal=True), rtol=0, atol=1e-10)
+
+
+def test_adamw_leaves_torch_dynamo_unimported():
+    """torch.optim.Optimizer imports torch._dynamo when built: 3.4 CPU s in every process that trains (issue 28)."""
+    code = (
+        "import sys, torch; from icml26_atr.portable import AdamW; "
+        "AdamW([torch.zeros(2, requires_grad=True)]); print('torch._dynamo' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+
+
+@pytest.mark.parametrize(("kwargs", "name"), [({"params": []}, "params"), ({"lr": 0.0}, "lr")])
+def test_adamw_rejects_bad_settings(kwargs, name):
+    with pytest.raises(ValueError, match=f"{name}="):
+        AdamW(**({"params": [torch.zeros(2, requires_grad=True)]} | kwargs))

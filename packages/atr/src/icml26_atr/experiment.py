@@ -8,6 +8,8 @@ score the balanced test set overall and per many/medium/few-shot bin, along fine
 
 from __future__ import annotations
 
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -27,7 +29,6 @@ from icml26_shared import (
     get_logger,
     new_figure,
     resolve_device,
-    run_seeds,
     save_figure,
 )
 from icml26_shared import Config as BaseConfig
@@ -268,8 +269,15 @@ def pretrained_backbone(config: Config) -> dict:
     return cached(f"atr/backbone-{fingerprint(key)}", build)
 
 
-def measure_seed(config: Config, seed: int) -> dict[str, float | list[float]]:
-    """Fine-tune the cached backbone with every method on the seed's long-tailed split; all test accuracies."""
+def _backbone_config(config: Config, seed: int) -> Config:
+    """The config of the backbone the seed fine-tunes: its own with ``backbone_per_seed``, else the shared one."""
+    return replace(config, pretrain_seed=seed) if config.backbone_per_seed else config
+
+
+def measure_arm(config: Config, seed: int, method: str) -> dict[str, float | list[float]]:
+    """Fine-tune the cached backbone with ``method`` on the seed's long-tailed split: its final test accuracies and,
+    for ``CURVE_METHODS``, the accuracies along fine-tuning and at the early stage. Arms share nothing but the
+    backbone, so each is one unit of work for the workers."""
     import torch
 
     from .data import default_vocabulary, long_tailed_task, pretraining_token_ids, shot_bins
@@ -280,30 +288,37 @@ def measure_seed(config: Config, seed: int) -> dict[str, float | list[float]]:
     vocab = default_vocabulary()
     task = long_tailed_task(config.dataset, config.n_max, config.imbalance_ratio, config.test_per_class, seed)
     bins = shot_bins(task.counts, config.many_shot, config.few_shot)
-    state = pretrained_backbone(replace(config, pretrain_seed=seed) if config.backbone_per_seed else config)
+    state = pretrained_backbone(_backbone_config(config, seed))
     used, answer_words = pretraining_token_ids(vocab)
-    new = [i for i in range(len(vocab)) if i not in used]
-    out: dict[str, float | list[float]] = {}
-    for method in METHODS:
-        model = make_model(config, len(vocab))  # its draw is replaced by the backbone
-        model.load_state_dict(state)
-        model.init_new_tokens(new, answer_words)
-        curve = method in CURVE_METHODS  # the others are evaluated at the end only (the same trained model)
-        history = fine_tune(
-            model.to(device), task, vocab, method, config.atr, config.epochs, config.batch_size, config.lr, seed,
-            bins, config.eval_every if curve else 0, config.focal_gamma, config.la_tau,
-        )  # fmt: skip
-        final = history[-1]
+    model = make_model(config, len(vocab))  # its draw is replaced by the backbone
+    model.load_state_dict(state)
+    model.init_new_tokens([i for i in range(len(vocab)) if i not in used], answer_words)
+    curve = method in CURVE_METHODS  # the others are evaluated at the end only (the same trained model)
+    history = fine_tune(
+        model.to(device), task, vocab, method, config.atr, config.epochs, config.batch_size, config.lr, seed,
+        bins, config.eval_every if curve else 0, config.focal_gamma, config.la_tau,
+    )  # fmt: skip
+    final = history[-1]
+    out: dict[str, float | list[float]] = {f"{method}_{name}": final[name] for name in ("acc", *SHOTS)}
+    if curve:
+        early = next(h for h in history if h["epoch"] == config.early_epoch)
         for name in ("acc", *SHOTS):
-            out[f"{method}_{name}"] = final[name]
-        if curve:
-            early = next(h for h in history if h["epoch"] == config.early_epoch)
-            for name in ("acc", *SHOTS):
-                out[f"{method}_curve_{name}"] = [h[name] for h in history]
-            out[f"{method}_early_gap"] = early["many"] - early["few"]
-            out[f"{method}_early_share_many_minus_few"] = _share(early["many"], final["many"]) - _share(
-                early["few"], final["few"]
-            )
+            out[f"{method}_curve_{name}"] = [h[name] for h in history]
+        out[f"{method}_early_gap"] = early["many"] - early["few"]
+        out[f"{method}_early_share_many_minus_few"] = _share(early["many"], final["many"]) - _share(
+            early["few"], final["few"]
+        )
+    return out
+
+
+def measure_seed(config: Config, seed: int) -> dict[str, float | list[float]]:
+    """Every arm on the seed's long-tailed split, in this process; all test accuracies and the paired differences."""
+    return _paired({method: measure_arm(config, seed, method) for method in METHODS})
+
+
+def _paired(arms: dict[str, dict]) -> dict[str, float | list[float]]:
+    """One seed's metrics from its arms (in ``METHODS`` order) and the claims' paired differences."""
+    out = {name: value for method in METHODS for name, value in arms[method].items()}
     out["atr_minus_ce_few"] = out["atr_few"] - out["ce_few"]
     out["atr_minus_ce_acc"] = out["atr_acc"] - out["ce_acc"]
     out["atr_minus_ce_early_gap"] = out["atr_early_gap"] - out["ce_early_gap"]
@@ -317,19 +332,49 @@ def _share(early: float, final: float) -> float:
     return early / final if final > 0 else float("nan")
 
 
+# ATR and its mask-only part run the language model twice per step (full and masked view)
+TWO_VIEW_METHODS = ("atr_vtm", "atr")
+# the arms, longest first (two views, then the curve's evaluations): the order the units go to the workers, so that
+# the last ones to start are short and no worker idles long at the end
+LONGEST_FIRST = tuple(sorted(METHODS, key=lambda m: (m not in TWO_VIEW_METHODS, m not in CURVE_METHODS)))
+
+
+def _pretrain(config: Config) -> None:
+    """Build ``pretrained_backbone(config)`` into the cache (a worker's task: the state stays on disk)."""
+    pretrained_backbone(config)
+
+
+def _measure_forked(config: Config) -> list[dict[str, float | list[float]]]:
+    """``measure_seed`` for every seed, split into (seed, arm) units on ``workers`` forked processes.
+
+    One seed per spawned process (0.1.3) left a core idle while the last seed ran and re-imported torch in every
+    process (issue 28). Here the backbones are pre-trained first (the shared one before forking, one per seed on
+    the workers), then the units run longest arms first. Each unit is ``measure_arm`` on one thread, as
+    ``measure_seed`` runs it, so the numbers do not depend on ``workers``."""
+    backbones = [_backbone_config(config, seed) for seed in config.seeds] if config.backbone_per_seed else [config]
+    if len(backbones) == 1:
+        _pretrain(backbones[0])  # the workers read it from the cache
+    units = [(seed, method) for method in LONGEST_FIRST for seed in config.seeds]
+    context = multiprocessing.get_context("fork")  # the workers inherit the imports and the loaded images
+    with ProcessPoolExecutor(min(config.workers, len(units)), mp_context=context) as pool:
+        if len(backbones) > 1:
+            list(pool.map(_pretrain, backbones))
+        seeds, methods = zip(*units, strict=True)
+        done = dict(zip(units, pool.map(measure_arm, [config] * len(units), seeds, methods), strict=True))
+    return [_paired({method: done[seed, method] for method in METHODS}) for seed in config.seeds]
+
+
 def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
-    """Per-seed metrics for the claims and the README tables; a shared backbone is built once, before the seeds."""
+    """Per-seed metrics for the claims and the README tables (``workers`` > 1: ``_measure_forked``)."""
     log = get_logger("atr")
-    if not config.backbone_per_seed:
-        pretrained_backbone(config)
-    out = run_seeds(
-        measure_seed,
-        config,
-        config.seeds,
-        config.workers,
-        log,
-        show=lambda k: "_curve_" not in k and k.endswith(("_acc", "_few")),
-    )
+    if config.workers == 1:
+        per_seed = [measure_seed(config, seed) for seed in config.seeds]
+    else:
+        per_seed = _measure_forked(config)
+    for seed, values in zip(config.seeds, per_seed, strict=True):
+        shown = {k: round(v, 4) for k, v in values.items() if "_curve_" not in k and k.endswith(("_acc", "_few"))}
+        log.info("seed %d: %s", seed, shown)
+    out = {name: [values[name] for values in per_seed] for name in per_seed[0]}
     _figure(out, config, out_dir)
     return {name: values for name, values in out.items() if "_curve_" not in name}
 

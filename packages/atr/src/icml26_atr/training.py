@@ -92,7 +92,7 @@ def pretrain(
             torch.as_tensor(a, device=device) for a in encode_qa(vocab, ROTATION_QUESTION, ROTATION_ANSWERS, k)
         )
         loss = token_cross_entropy(model(_rotate(x_all[idx], torch.as_tensor(k, device=device)), text), targets)
-        optimizer.zero_grad(set_to_none=True)
+        optimizer.zero_grad()
         loss.backward()
         optimizer.step()
         losses.append(loss.item())
@@ -207,7 +207,7 @@ def fine_tune(
         for start in range(0, len(perm), batch_size):
             idx = torch.as_tensor(perm[start : start + batch_size], device=device)
             loss = objective(model, model.projector(features[idx]), text[idx], targets[idx])
-            optimizer.zero_grad(set_to_none=True)
+            optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(trained, 1.0)
             optimizer.step()
