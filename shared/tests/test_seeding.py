@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from icml26_shared import derive, run_seeds, seed_everything
+from icml26_shared import derive, run_seeds, run_units, seed_everything
 
 
 @given(st.integers(0, 2**40), st.text(max_size=10), st.text(max_size=10))
@@ -71,3 +71,25 @@ def test_resolve_device(monkeypatch):
         assert resolve_device("auto") == expected
     with pytest.raises(ValueError, match="^device='tpu'"):
         resolve_device("tpu")
+
+
+def _unit(config, seed, arm):
+    """A picklable unit that also says which process ran it."""
+    import os
+
+    return (config, seed, arm, os.getpid())
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_run_units_returns_each_units_result_in_the_units_order(workers):
+    import os
+
+    units = [(s, a) for a in ("long", "short") for s in (2, 0, 1)]
+    out = run_units(_unit, "cfg", units, workers)
+    assert [r[:3] for r in out] == [("cfg", s, a) for s, a in units]
+    assert all((r[3] == os.getpid()) == (workers == 1) for r in out)  # workers > 1: in other processes
+
+
+def test_run_units_bad_workers():
+    with pytest.raises(ValueError, match="workers=0"):
+        run_units(_unit, None, [(0, "a")], 0)

@@ -122,34 +122,23 @@ def test_forked_arms_give_the_numbers_of_one_process(tmp_path, monkeypatch):
         np.testing.assert_array_equal(forked[name], values, err_msg=name)  # nan (an undefined share) equals nan
 
 
-def test_units_are_seed_arm_pairs_longest_arm_first_on_forked_workers(tmp_path, monkeypatch):
+def test_units_are_seed_arm_pairs_longest_arm_first_on_the_workers(tmp_path, monkeypatch):
     """Issue 28: one seed per spawned process left a core idle during the last seed and re-imported torch; the
-    per-seed backbones of medium are pre-trained on the workers, before the arms."""
+    per-seed backbones of medium are pre-trained on the workers, before the arms (``run_units`` forks them)."""
     calls = []
 
-    class RecordingPool:
-        """ProcessPoolExecutor's stand-in: runs the tasks here and records what it was given."""
-
-        def __init__(self, workers, mp_context):
-            calls.append(("pool", workers, mp_context.get_start_method()))
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            return False
-
-        def map(self, fn, *args):
-            calls.append((fn.__name__, list(zip(*args, strict=True))))
-            return map(fn, *args)
+    def recording_run_units(fn, config, units, workers):
+        """``run_units``' stand-in: runs the units here and records what it was given."""
+        calls.append((fn.__name__, [tuple(u) for u in units], workers))
+        return [fn(config, *unit) for unit in units]
 
     monkeypatch.setenv("ICML26_CACHE", str(tmp_path))
-    monkeypatch.setattr(experiment, "ProcessPoolExecutor", RecordingPool)
+    monkeypatch.setattr(experiment, "run_units", recording_run_units)
     config = replace(CONFIGS["smoke"], workers=2, backbone_per_seed=True, epochs=1)
     measure(config, tmp_path)
-    (_, workers, start), (pretrain, backbones), (arm, units) = calls
-    assert (workers, start, pretrain, arm) == (2, "fork", "_pretrain", "measure_arm")
-    assert [c.pretrain_seed for (c,) in backbones] == [0, 1]
-    assert sorted((s, m) for _, s, m in units) == sorted((s, m) for s in config.seeds for m in METHODS)
+    (pretrain, backbones, w1), (arm, units, w2) = calls
+    assert (pretrain, arm, w1, w2) == ("_pretrain", "measure_arm", 2, 2)
+    assert backbones == [(0,), (1,)]
+    assert sorted(units) == sorted((s, m) for s in config.seeds for m in METHODS)
     n_first = len(TWO_VIEW_METHODS) * len(config.seeds)
-    assert {m for _, _, m in units[:n_first]} == set(TWO_VIEW_METHODS)
+    assert {m for _, m in units[:n_first]} == set(TWO_VIEW_METHODS)

@@ -35,7 +35,7 @@ from .records import (
     manifest_missing,
     summarise,
 )
-from .seeding import DEVICES, Seeded, derive, resolve_device, run_seeds, seed_everything
+from .seeding import DEVICES, Seeded, derive, resolve_device, run_seeds, run_units, seed_everything
 from .validation import (
     check_array,
     check_choice,
@@ -100,6 +100,7 @@ __all__ = [
     "progress",
     "resolve_device",
     "run_seeds",
+    "run_units",
     "save_figure",
     "seed_everything",
     "sha256_file",

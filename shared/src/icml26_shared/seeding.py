@@ -1,6 +1,7 @@
 """Seeding: ``seed_everything`` seeds python, numpy, torch and jax (where installed) and returns
 explicit generators; ``derive`` makes independent, reproducible sub-seeds from names; ``run_seeds`` runs a
-per-seed measurement over the seeds of a run (in worker processes if asked) and collects per-seed metrics."""
+per-seed measurement over the seeds of a run (in worker processes if asked) and collects per-seed metrics;
+``run_units`` runs work split finer than seeds (a seed's arms or claims) on forked workers."""
 
 from __future__ import annotations
 
@@ -63,8 +64,6 @@ def seed_everything(seed: int) -> Seeded:
     """Seed python's ``random``, numpy's legacy global state, torch (CPU and CUDA) and return explicit
     generators. jax has no global state: its key is returned when jax is installed."""
     check_int("seed", seed, 0, (1 << SEED_BITS) - 1)
-    random.seed(seed)
-    np.random.seed(seed)  # noqa: NPY002 - legacy global state, for third-party code that reads it
     torch_generator = None
     if importlib.util.find_spec("torch") is not None:
         import torch
@@ -76,6 +75,10 @@ def seed_everything(seed: int) -> Seeded:
         import jax
 
         jax_key = jax.random.PRNGKey(seed)
+    # after the imports: a first import of torch or jax may draw from the global states (it did in a workspace
+    # environment with every extra installed, so two calls with one seed gave different numpy draws)
+    random.seed(seed)
+    np.random.seed(seed)  # noqa: NPY002 - legacy global state, for third-party code that reads it
     return Seeded(seed=seed, rng=np.random.default_rng(seed), torch_generator=torch_generator, jax_key=jax_key)
 
 
@@ -108,3 +111,23 @@ def run_seeds(
         if logger is not None:
             logger.info("seed %d: %s", seed, {k: round(v, 4) for k, v in values.items() if show is None or show(k)})
     return {name: [values[name] for values in per_seed] for name in per_seed[0]}
+
+
+def run_units(measure_unit: Callable[..., Any], config: Any, units: Sequence[Sequence[Any]], workers: int = 1) -> list:
+    """``[measure_unit(config, *unit) for unit in units]``, in the units' order.
+
+    For work split finer than seeds (a seed's arms, or its claims), so that ``workers`` processes stay busy to
+    the end of a run instead of idling while the last seed runs. With ``workers > 1`` the units run in forked
+    processes (spawned where the platform cannot fork), which inherit this process's imports and what it built
+    before the call (data, cached models), where spawned ones would import torch again; each unit should use one
+    torch thread, and the caller should not have run a multi-threaded pool that does not survive a fork (jax, torch
+    with more than one thread) before the call. Order units longest first: the last to start then end soon after
+    the others.
+    """
+    check_int("workers", workers, 1)
+    units = [tuple(unit) for unit in units]
+    if workers == 1 or len(units) <= 1:
+        return [measure_unit(config, *unit) for unit in units]
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    with ProcessPoolExecutor(min(workers, len(units)), mp_context=multiprocessing.get_context(method)) as pool:
+        return list(pool.map(measure_unit, [config] * len(units), *zip(*units, strict=True)))

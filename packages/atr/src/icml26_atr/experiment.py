@@ -8,8 +8,6 @@ score the balanced test set overall and per many/medium/few-shot bin, along fine
 
 from __future__ import annotations
 
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -29,6 +27,7 @@ from icml26_shared import (
     get_logger,
     new_figure,
     resolve_device,
+    run_units,
     save_figure,
 )
 from icml26_shared import Config as BaseConfig
@@ -339,28 +338,25 @@ TWO_VIEW_METHODS = ("atr_vtm", "atr")
 LONGEST_FIRST = tuple(sorted(METHODS, key=lambda m: (m not in TWO_VIEW_METHODS, m not in CURVE_METHODS)))
 
 
-def _pretrain(config: Config) -> None:
-    """Build ``pretrained_backbone(config)`` into the cache (a worker's task: the state stays on disk)."""
-    pretrained_backbone(config)
+def _pretrain(config: Config, seed: int) -> None:
+    """Build the seed's backbone into the cache (a worker's task: the state stays on disk)."""
+    pretrained_backbone(_backbone_config(config, seed))
 
 
 def _measure_forked(config: Config) -> list[dict[str, float | list[float]]]:
-    """``measure_seed`` for every seed, split into (seed, arm) units on ``workers`` forked processes.
+    """``measure_seed`` for every seed, split into (seed, arm) units on ``workers`` forked processes
+    (``icml26_shared.run_units``).
 
     One seed per spawned process (0.1.3) left a core idle while the last seed ran and re-imported torch in every
     process (issue 28). Here the backbones are pre-trained first (the shared one before forking, one per seed on
     the workers), then the units run longest arms first. Each unit is ``measure_arm`` on one thread, as
     ``measure_seed`` runs it, so the numbers do not depend on ``workers``."""
-    backbones = [_backbone_config(config, seed) for seed in config.seeds] if config.backbone_per_seed else [config]
-    if len(backbones) == 1:
-        _pretrain(backbones[0])  # the workers read it from the cache
+    if config.backbone_per_seed:
+        run_units(_pretrain, config, [(seed,) for seed in config.seeds], config.workers)
+    else:
+        _pretrain(config, config.seeds[0])  # the workers read it from the cache
     units = [(seed, method) for method in LONGEST_FIRST for seed in config.seeds]
-    context = multiprocessing.get_context("fork")  # the workers inherit the imports and the loaded images
-    with ProcessPoolExecutor(min(config.workers, len(units)), mp_context=context) as pool:
-        if len(backbones) > 1:
-            list(pool.map(_pretrain, backbones))
-        seeds, methods = zip(*units, strict=True)
-        done = dict(zip(units, pool.map(measure_arm, [config] * len(units), seeds, methods), strict=True))
+    done = dict(zip(units, run_units(measure_arm, config, units, config.workers), strict=True))
     return [_paired({method: done[seed, method] for method in METHODS}) for seed in config.seeds]
 
 
