@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from icml26_shared import Claim, DryRun, Experiment, derive, get_logger, new_figure, save_figure
+from icml26_shared import Claim, DryRun, Experiment, derive, get_logger, new_figure, run_units, save_figure
 from icml26_shared import Config as BaseConfig
 
 log = get_logger("spd-sheaf")
@@ -305,21 +305,15 @@ def measure_part(config: Config, seed: int, part: str) -> dict[str, float]:
 
 
 def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
-    """Run every claim's measurement for every seed (``workers`` processes); return per-seed metrics and the figure."""
-    from concurrent.futures import ProcessPoolExecutor
-    from multiprocessing import get_context
-
+    """Run every claim's measurement for every seed (``workers`` forked processes, ``icml26_shared.run_units``);
+    return per-seed metrics and the figure."""
     from .data import load_molecules
 
     for name in {*config.molecule_sets, config.depth_set}:  # build the conformer caches once, before forking
         load_molecules(name, config.molecule_limit)
     parts = ["rank", *config.molecule_sets, "depth", "expressivity"]
     units = [(seed, part) for seed in config.seeds for part in parts]
-    if config.workers == 1:
-        results = [measure_part(config, seed, part) for seed, part in units]
-    else:
-        with ProcessPoolExecutor(config.workers, mp_context=get_context("fork")) as pool:
-            results = list(pool.map(measure_part, [config] * len(units), *zip(*units, strict=True)))
+    results = run_units(measure_part, config, units, config.workers)
     values: dict[str, list[float]] = {}
     for result in results:  # units are ordered by seed, so every list is in seed order
         for key, value in result.items():
