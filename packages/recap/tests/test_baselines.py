@@ -6,6 +6,7 @@ import torch
 from icml26_recap import CAPTCHA_TYPES, ModularPipeline, ReCAPAgent, TypeClassifier, collect, sft_samples
 from icml26_recap.baselines import CLASSIFIER_STEPS, train_classifier
 from icml26_recap.method import tokens
+from torch.nn import functional as F
 
 
 def _captcha_samples(episodes, seed, split="train"):
@@ -24,6 +25,29 @@ def test_type_classifier_tells_the_seven_types_apart():
         predicted = classifier(image, words).argmax(-1).tolist()
         accuracies.append(np.mean([CAPTCHA_TYPES[p] == s.kind for p, s in zip(predicted, test, strict=True)]))
     assert np.mean(accuracies) >= 0.9  # chance is 1/7
+
+
+def test_train_classifier_scales_the_screenshots_once_and_trains_as_the_per_step_path(monkeypatch):
+    """0.1.3 scales the screenshots to [-1, 1] once, not at every full-batch step: the same weights to the bit as
+    the forward pass it replaced (which scaled them at every step), with one scaling in all."""
+    samples = _captcha_samples(1, 0)
+    image = torch.from_numpy(np.stack([s.image for s in samples])).permute(0, 3, 1, 2)
+    words = torch.tensor([tokens(s.instruction) for s in samples])
+    target = torch.tensor([CAPTCHA_TYPES.index(s.kind) for s in samples])
+    reference = TypeClassifier(dtype="float64", seed=4)
+    optimiser = torch.optim.Adam(reference.parameters(), lr=1e-2)
+    for _ in range(5):
+        value = F.cross_entropy(reference(image, words), target)
+        optimiser.zero_grad()
+        value.backward()
+        optimiser.step()
+    scaled = []
+    pixels = TypeClassifier.pixels
+    monkeypatch.setattr(TypeClassifier, "pixels", lambda self, image: scaled.append(1) or pixels(self, image))
+    classifier = TypeClassifier(dtype="float64", seed=4)
+    train_classifier(classifier, samples, 5)
+    assert len(scaled) == 1
+    assert all(torch.equal(v, classifier.state_dict()[k]) for k, v in reference.state_dict().items())
 
 
 def test_pipeline_routes_and_its_weights_round_trip():

@@ -130,6 +130,7 @@ def test_actions_outside_the_screen_are_refused(action):
         ({"kind": "text", "t_max": 0}, "t_max"),
         ({"kind": "text", "split": "val"}, "split"),
         ({"kind": "text", "seed": -1}, "seed"),
+        ({"kind": "text", "screens": []}, "screens"),
     ],
 )
 def test_env_rejects_bad_arguments(kwargs, name):

@@ -4,7 +4,7 @@ import json
 
 import numpy as np
 import pytest
-from icml26_recap import Episode, recovery_rate, run_episodes, success_at
+from icml26_recap import AgentPolicy, Episode, ReCAPAgent, recovery_rate, run_episodes, success_at
 
 
 def test_success_at_and_recovery_closed_form():
@@ -58,3 +58,43 @@ def test_run_episodes_rejects_a_policy_that_answers_the_wrong_count():
         run_episodes(Short(), "text", 2, seed=0)
     with pytest.raises(ValueError, match="episodes="):
         run_episodes(Short(), "text", 0, seed=0)
+
+
+class Recorder:
+    """A policy that keeps a copy of every screenshot it is shown."""
+
+    def __init__(self, policy):
+        self.policy, self.images = policy, []
+
+    def act(self, observations, contexts):
+        self.images += [o.image.copy() for o in observations]
+        return self.policy.act(observations, contexts)
+
+
+@pytest.mark.parametrize("kind", ["slider", "text"])  # a wrong attempt stays on screen / loads a fresh challenge
+def test_a_shared_screenshot_memo_renders_each_state_once_and_changes_nothing(kind, monkeypatch):
+    """The experiment evaluates every agent on the same challenges with one memo of screenshots (0.1.3): the same
+    episodes and screenshots as drawing every step, with each distinct state drawn once."""
+    import icml26_recap.env as env_module
+
+    drawn = []
+    render = env_module.render
+    monkeypatch.setattr(env_module, "render", lambda task, state: drawn.append(1) or render(task, state))
+    agents = [AgentPolicy(ReCAPAgent(64, 8, 16, dtype="float64", seed=s)) for s in (0, 1)]
+
+    def evaluate(screens):
+        episodes, images = [], []
+        for agent in agents:
+            recorder = Recorder(agent)
+            episodes += run_episodes(recorder, kind, 6, seed=3, t_max=4, screens=screens)
+            images += recorder.images
+        return episodes, images
+
+    episodes, images = evaluate(None)
+    every_step = len(drawn)
+    drawn.clear()
+    screens = {}
+    shared, shared_images = evaluate(screens)
+    assert shared == episodes and len(shared_images) == len(images)
+    assert all(np.array_equal(a, b) for a, b in zip(shared_images, images, strict=True))
+    assert len(drawn) == len(screens) < every_step  # the second agent's first screenshots at least are shared

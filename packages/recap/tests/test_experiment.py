@@ -52,8 +52,9 @@ def test_cached_weights_are_keyed_by_the_code_too(monkeypatch):
 
 def test_configs_and_the_task_lists_agree():
     assert set(CONFIGS) == {"smoke", "quick", "medium", "paper"} and len(CONFIGS["quick"].seeds) >= 3
-    medium = CONFIGS["medium"]
-    assert replace(medium, seeds=CONFIGS["quick"].seeds, workers=CONFIGS["quick"].workers) == CONFIGS["quick"]
+    medium, quick = CONFIGS["medium"], CONFIGS["quick"]
+    assert medium.pipeline and not quick.pipeline  # quick leaves the pipeline arm to medium (0.1.3)
+    assert replace(medium, seeds=quick.seeds, workers=quick.workers, pipeline=False) == quick
     assert (CAPTCHA_KINDS, GENERAL_KINDS, MULTI_STEP_KINDS) == (CAPTCHA_TYPES, GENERAL_TASKS, MULTI_STEP_TYPES)
 
 
@@ -72,6 +73,7 @@ def test_configs_and_the_task_lists_agree():
         ({"workers": 0}, "workers"),
         ({"dtype": "float16"}, "dtype"),
         ({"seeds": ()}, "seeds"),
+        ({"pipeline": 1}, "pipeline"),
     ],
 )
 def test_config_rejects_bad_values(kwargs, name):
@@ -88,3 +90,18 @@ def test_seeds_in_threads_measure_what_one_seed_at_a_time_does(tmp_path, monkeyp
     monkeypatch.setenv("ICML26_CACHE", str(tmp_path / "alone"))
     alone = measure_seed(config, 1)  # trained again, alone, in this thread
     np.testing.assert_equal({k: v[1] for k, v in threaded.items()}, alone)  # nan == nan here
+
+
+def test_without_the_pipeline_arm_its_claim_is_not_measured_and_nothing_else_moves(tmp_path, monkeypatch):
+    """quick leaves the pipeline arm to medium (0.1.3): its claim is inconclusive (not measured), its metrics are
+    absent, and every other metric is the same to the bit as with the arm."""
+    monkeypatch.setenv("ICML26_CACHE", str(tmp_path / "cache"))
+    with_arm = measure_seed(CONFIGS["smoke"], 0)
+    record = EXPERIMENT.run(replace(CONFIGS["smoke"], pipeline=False), tmp_path)
+    claim = next(c for c in record.claims if c["id"] == "pipeline_lacks_general")
+    assert claim["verdict"] == "inconclusive"
+    without = {k: v["per_seed"][0] for k, v in record.metrics.items()}
+    assert np.isnan(without.pop("recap_minus_pipeline_general"))
+    pipeline = {k for k in with_arm if k.startswith("pipeline_")}
+    assert pipeline and set(without) == set(with_arm) - pipeline - {"recap_minus_pipeline_general"}
+    np.testing.assert_equal(without, {k: with_arm[k] for k in without})

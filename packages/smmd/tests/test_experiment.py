@@ -1,9 +1,12 @@
 """The smoke run end to end, the results.json schema, and the experiment's bad inputs."""
 
 import json
+import math
+from dataclasses import replace
 
+import numpy as np
 import pytest
-from icml26_smmd.experiment import CLAIMS, CONFIGS, EXPERIMENT, OBJECTIVES, TASKS, Config
+from icml26_smmd.experiment import CLAIMS, CONFIGS, EXPERIMENT, OBJECTIVES, SINGLE_TERMS, TASKS, Config, measure_seed
 
 
 def test_smoke_run_writes_results(tmp_path):
@@ -28,8 +31,10 @@ def test_configs_and_claims():
     assert len({c.metric for c in CLAIMS}) == len(CLAIMS)
     quick = CONFIGS["quick"]
     medium = Config(seeds=tuple(range(6, 12)), workers=3, llm_seeds=(0, 1, 2), llm_epochs=2)
-    assert CONFIGS["medium"] == medium  # quick's pipeline on new seeds, and SmolLM2
+    assert CONFIGS["medium"] == medium  # quick's pipeline on new seeds, with every arm, and SmolLM2
     assert (quick.clock_train, quick.clock_epochs, quick.llm_seeds) == (400, 40, ())
+    assert not quick.single_terms and medium.single_terms  # quick leaves the single-term arms to medium (0.1.5)
+    assert quick.objectives == ("CE", "NTL-WAS", "SMMD", "shuffled") and medium.objectives == OBJECTIVES
 
 
 def test_rejects_unknown_config_and_bad_seeds():
@@ -52,6 +57,7 @@ def test_rejects_unknown_config_and_bad_seeds():
         ({"clock_noise": 2.0}, "clock_noise"),
         ({"workers": 0}, "workers"),
         ({"dtype": "float16"}, "dtype"),
+        ({"single_terms": 0}, "single_terms"),
     ],
 )
 def test_config_rejects_bad_values(kwargs, name):
@@ -73,3 +79,42 @@ def test_claim_metrics_are_the_paired_differences_of_one_seed():
     assert m["x_best_single_term_minus_smmd_rel_mae"] == pytest.approx(0.125)  # (3.5 - 3) / 4
     assert m["x_acc_gain_vs_NTL"] == pytest.approx(0.2)
     assert set(m) == {f"x_{c.metric}" for c in CLAIMS}
+
+
+def test_without_the_single_term_arms_their_claim_is_not_measured():
+    from icml26_smmd.experiment import claim_metrics
+
+    out = {f"{t}_{o}_{m}": 1.0 + len(o) + (m == "mae") for t in TASKS for o in OBJECTIVES for m in ("acc", "mae")}
+    full = claim_metrics(out)
+    partial = claim_metrics({k: v for k, v in out.items() if not any(f"_{o}_" in k for o in SINGLE_TERMS)})
+    assert math.isnan(partial.pop("best_single_term_minus_smmd_rel_mae"))
+    assert partial == {k: v for k, v in full.items() if k != "best_single_term_minus_smmd_rel_mae"}
+
+
+def test_quick_leaves_the_single_term_arms_and_the_rest_does_not_move():
+    """0.1.5: without the MMD-only and smoothness-only arms every other number of a seed is the same to the bit
+    (each arm starts from the same weights and batch order, and draws nothing the others read)."""
+    smoke = replace(CONFIGS["smoke"], seeds=(0,))
+    full = measure_seed(smoke, 0)
+    without = measure_seed(replace(smoke, single_terms=False), 0)
+    assert math.isnan(without.pop("best_single_term_minus_smmd_rel_mae"))
+    dropped = {f"{t}_{o}_{m}" for t in TASKS for o in SINGLE_TERMS for m in ("acc", "mae")}
+    assert set(without) == set(full) - dropped - {"best_single_term_minus_smmd_rel_mae"}
+    assert without == {k: full[k] for k in without}
+
+
+def test_seeds_run_in_threads_of_this_process_with_the_numbers_of_each_seed_alone(tmp_path, monkeypatch):
+    """0.1.5 runs the toy seeds in threads (0.1.4 spawned worker processes, each paying its imports): no process
+    is spawned, and each seed's numbers are those of the seed run alone (the weights are drawn from torch's global
+    generator under a lock)."""
+    import icml26_shared.seeding
+
+    def no_process(*args, **kwargs):
+        raise AssertionError("a worker process was spawned")
+
+    monkeypatch.setattr(icml26_shared.seeding, "ProcessPoolExecutor", no_process)
+    config = replace(CONFIGS["smoke"], workers=2)
+    threaded = EXPERIMENT.measure(config, tmp_path)
+    for i, seed in enumerate(config.seeds):
+        alone = measure_seed(config, seed)
+        np.testing.assert_equal({k: v[i] for k, v in threaded.items() if k in alone}, alone)

@@ -37,7 +37,16 @@ class TypeClassifier(nn.Module):
 
     def forward(self, image: torch.Tensor, words: torch.Tensor) -> torch.Tensor:
         """image (B, 3, H, W) uint8, words (B, MAX_WORDS) -> logits (B, len(types))."""
-        f = self.convs(image.to(self.linear.weight.dtype) / 127.5 - 1)
+        return self.classify(self.pixels(image), words)
+
+    def pixels(self, image: torch.Tensor) -> torch.Tensor:
+        """The convolutions' input: uint8 screenshots scaled to [-1, 1] in the weights' dtype (``train_classifier``
+        computes it once for all its full-batch steps)."""
+        return image.to(self.linear.weight.dtype) / 127.5 - 1
+
+    def classify(self, pixels: torch.Tensor, words: torch.Tensor) -> torch.Tensor:
+        """Logits (B, len(types)) from ``pixels(image)`` and the prompt words."""
+        f = self.convs(pixels)
         return self.linear(torch.cat([f.mean((2, 3)), f.amax((2, 3)), self.words(words)], 1))
 
 
@@ -48,10 +57,11 @@ def train_classifier(classifier: TypeClassifier, samples: list[Sample], steps: i
     image = torch.from_numpy(np.stack([s.image for s in samples])).permute(0, 3, 1, 2)
     words = torch.tensor([tokens(s.instruction) for s in samples])
     target = torch.tensor([classifier.types.index(check_choice("kind", s.kind, classifier.types)) for s in samples])
+    pixels = classifier.pixels(image)  # the same every step
     optimiser = torch.optim.Adam(classifier.parameters(), lr=1e-2)
     losses = []
     for _ in range(check_int("steps", steps, 1)):
-        value = F.cross_entropy(classifier(image, words), target)
+        value = F.cross_entropy(classifier.classify(pixels, words), target)
         optimiser.zero_grad()
         value.backward()
         optimiser.step()

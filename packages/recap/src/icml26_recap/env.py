@@ -48,10 +48,20 @@ class CaptchaEnv:
 
     ``kind``: a name in ``TASKS``; ``seed``: the stream of fresh instances; ``size``: screenshot side in px,
     a multiple of the 64-px layout grid; ``t_max``: steps per episode; ``split``: ``train`` or ``test``
-    handwritten-digit pool.
+    handwritten-digit pool; ``screens``: a memo of screenshots by state (kind, size and the state's items) that
+    environments may share, so that a state any of them rendered before is not drawn again (evaluation shares one
+    among the agents it compares: they meet the same challenges; ``render`` is a function of the state alone).
     """
 
-    def __init__(self, kind: str, seed: int = 0, size: int = CANVAS, t_max: int = 5, split: str = "train") -> None:
+    def __init__(
+        self,
+        kind: str,
+        seed: int = 0,
+        size: int = CANVAS,
+        t_max: int = 5,
+        split: str = "train",
+        screens: dict | None = None,
+    ) -> None:
         self.task = TASKS[check_choice("kind", kind, list(TASKS))]
         self.kind = kind
         check_int("size", size, CANVAS)
@@ -61,6 +71,9 @@ class CaptchaEnv:
         self.t_max = check_int("t_max", t_max, 1)
         self.split = check_choice("split", split, SPLITS)
         self.rng = np.random.default_rng(check_int("seed", seed, 0))
+        if screens is not None and not isinstance(screens, dict):
+            raise fail("screens", type(screens).__name__, "a dict (a memo of screenshots) or None")
+        self.screens = screens
         self.state: State | None = None
         self.observation: Observation | None = None  # the screenshot of ``state``, rendered once
         self.steps = 0
@@ -71,7 +84,15 @@ class CaptchaEnv:
         return self.solved or self.steps >= self.t_max
 
     def _render(self) -> Observation:
-        image = to_array(render(self.task, self.state), self.scale)
+        if self.screens is None:
+            image = to_array(render(self.task, self.state), self.scale)
+        else:
+            key = (self.kind, self.size, repr(sorted(self.state.items())))
+            image = self.screens.get(key)
+            if image is None:
+                image = to_array(render(self.task, self.state), self.scale)
+                image.flags.writeable = False  # shared by every environment that meets this state
+                self.screens[key] = image
         self.observation = Observation(image, self.task.instruction(self.state), self.state["status"])
         return self.observation
 

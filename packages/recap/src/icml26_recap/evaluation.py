@@ -46,11 +46,13 @@ def run_episodes(
     t_max: int = 5,
     split: str = "test",
     log_path: str | os.PathLike | None = None,
+    screens: dict | None = None,
 ) -> list[Episode]:
     """``episodes`` fresh challenges of ``kind`` (one environment each, seeds derived from ``seed``),
-    stepped together: one batched ``policy.act`` per step for the unfinished episodes."""
+    stepped together: one batched ``policy.act`` per step for the unfinished episodes. ``screens``: a
+    screenshot memo the environments share (``CaptchaEnv``), e.g. across the agents evaluated on these seeds."""
     check_int("episodes", episodes, 1)
-    envs = [CaptchaEnv(kind, seed * 100_003 + i, size, t_max, split) for i in range(episodes)]
+    envs = [CaptchaEnv(kind, seed * 100_003 + i, size, t_max, split, screens) for i in range(episodes)]
     observations = [env.reset() for env in envs]
     contexts = [encode_context(None, "none", 0, size, t_max) for _ in envs]
     history: list[list[tuple[str, str, str]]] = [[] for _ in envs]
