@@ -1,6 +1,7 @@
 """The smoke run end to end, the results.json schema, the configs and the CLI's bad inputs."""
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -21,6 +22,12 @@ def test_smoke_run_writes_results(tmp_path):
     assert all(v in (0.0, 1.0) for v in data["metrics"]["reject_aggregated_theta0"]["per_seed"])
 
 
+def test_replications_on_two_workers_give_the_numbers_of_one_process(tmp_path):
+    config = replace(CONFIGS["smoke"], seeds=(0, 1, 2))
+    forked, alone = (EXPERIMENT.measure(replace(config, workers=w), tmp_path) for w in (2, 1))
+    assert forked == alone
+
+
 def test_jackknife_pseudo_values_of_a_gap_of_same_sign_means_are_the_paired_differences():
     """When every error is positive, |mean| is linear and the pseudo-values are the paired differences."""
     rng = np.random.default_rng(0)
@@ -39,7 +46,8 @@ def test_config_rejects_bad_alpha():
 
 
 @pytest.mark.parametrize(
-    ("field", "value"), [("n", 5), ("eps_estimate", 0.0), ("n_folds", 1), ("n_truth", 3), ("seeds", (1, 1))]
+    ("field", "value"),
+    [("n", 5), ("eps_estimate", 0.0), ("n_folds", 1), ("n_truth", 3), ("seeds", (1, 1)), ("workers", 0)],
 )
 def test_config_rejects_bad_values(field, value):
     with pytest.raises(ValueError, match=f"{field}="):
@@ -62,4 +70,4 @@ def test_medium_config_is_quick_with_the_replications_that_decide_debiasing():
     quick, medium = CONFIGS["quick"], CONFIGS["medium"]
     assert set(CONFIGS) == {"smoke", "quick", "medium", "paper"}
     assert len(medium.seeds) == 4200 and medium.seeds[: len(quick.seeds)] == quick.seeds
-    assert medium == Config(seeds=medium.seeds)  # everything but the replications is quick's
+    assert medium == replace(quick, seeds=medium.seeds)  # everything but the replications is quick's

@@ -113,8 +113,11 @@ def run_seeds(
     return {name: [values[name] for values in per_seed] for name in per_seed[0]}
 
 
-def run_units(measure_unit: Callable[..., Any], config: Any, units: Sequence[Sequence[Any]], workers: int = 1) -> list:
-    """``[measure_unit(config, *unit) for unit in units]``, in the units' order.
+def run_units(
+    measure_unit: Callable[..., Any], config: Any, units: Sequence[Sequence[Any]], workers: int = 1, desc: str = ""
+) -> list:
+    """``[measure_unit(config, *unit) for unit in units]``, in the units' order (with a progress bar named ``desc``
+    on a terminal).
 
     For work split finer than seeds (a seed's arms, or its claims), so that ``workers`` processes stay busy to
     the end of a run instead of idling while the last seed runs. With ``workers > 1`` the units run in forked
@@ -126,8 +129,11 @@ def run_units(measure_unit: Callable[..., Any], config: Any, units: Sequence[Seq
     """
     check_int("workers", workers, 1)
     units = [tuple(unit) for unit in units]
+    from .progress import progress
+
     if workers == 1 or len(units) <= 1:
-        return [measure_unit(config, *unit) for unit in units]
+        return [measure_unit(config, *unit) for unit in progress(units, desc)]
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     with ProcessPoolExecutor(min(workers, len(units)), mp_context=multiprocessing.get_context(method)) as pool:
-        return list(pool.map(measure_unit, [config] * len(units), *zip(*units, strict=True)))
+        done = pool.map(measure_unit, [config] * len(units), *zip(*units, strict=True))
+        return list(progress(done, desc, total=len(units)))
