@@ -118,7 +118,7 @@ CONFIGS = {
     # Second design (0.1.6, after the first run, whose table the README keeps): that run's total statistics were
     # singular. They held the 166 answer-token rows of the 120 known facts, against inputs 576 wide (1536 for
     # down_proj): rank <= 166, and the pinv cut kept 44-84 eigenvalues in layers 0 and 15 (44 at layer 0's q/k/v
-    # input, which sees only 44 distinct tokens on those rows). The total set now also counts every token of 64
+    # input, which depends only on the token at the row). The total set now also counts every token of 64
     # general-text windows: 64 x 128 = 8192 rows, 5.3x the widest input (1536), so every total covariance can have
     # full rank, as over TOFU's thousands of retain answer tokens. The statistics matrices do not grow with rows:
     # building the total set with the text peaked at 3.7 GB resident, below the first run's 6.0 GB (measured under
@@ -501,7 +501,7 @@ def measure_llm(
     def statistics(rows):
         return collect_statistics(model, known.ids[rows], known.labels[rows] != -100, layers, batch_size=32)
 
-    total = total_statistics(model, known, layers, retain_text)  # forget sets and the rest: every known fact
+    total = total_statistics(model, known, layers, retain_text)  # every known fact (forget sets, rest), the text
     pinv = total_pinv(total)  # shared by every seed's target sets
     _, nll_before = answer_hits(model, known.ids, known.labels)
     ppl_before = perplexity(model.lm, heldout, PPL_BATCH)
