@@ -9,7 +9,18 @@ import numpy as np
 import pytest
 import torch
 from icml26_ai_engrams.data import COUNTRIES, Fact, country_facts
-from icml26_ai_engrams.experiment import CONFIGS, Config, forget_engrams, measure_llm
+from icml26_ai_engrams.experiment import (
+    CONFIGS,
+    HELDOUT_CHARS,
+    RETAIN_TEXT_CHARS,
+    RETAIN_TEXT_LENGTH,
+    Config,
+    forget_engrams,
+    heldout_windows,
+    measure_llm,
+    retain_text_windows,
+    total_statistics,
+)
 from icml26_ai_engrams.llm import IGNORE, CausalLM, answer_hits, decoder_linears, encode, probe, split_countries
 from icml26_ai_engrams.method import collect_statistics, compute_engrams, total_pinv
 from icml26_ai_engrams.networks import TinyLM, train_lm
@@ -221,6 +232,84 @@ def test_forget_engrams_drop_each_layers_statistics_once_used(world, monkeypatch
 def test_medium_measures_the_llm_and_quick_does_not():
     assert CONFIGS["medium"].llm and not CONFIGS["quick"].llm and not CONFIGS["smoke"].llm
     assert CONFIGS["medium"].seeds == CONFIGS["quick"].seeds
+    assert CONFIGS["medium"].llm_retain_text_windows * RETAIN_TEXT_LENGTH > 5 * 1536  # rows >> SmolLM2's widest input
+    assert CONFIGS["quick"].llm_retain_text_windows == 0 == CONFIGS["smoke"].llm_retain_text_windows
+
+
+class CharTokenizer:
+    """One id per character, its code point: a token names the character it came from."""
+
+    def __call__(self, text, add_special_tokens=True):
+        return {"input_ids": [ord(c) for c in text]}
+
+
+def distinct_text(n_chars=None):
+    """A stand-in for Shakespeare whose every character is a different code point (surrogates skipped)."""
+    points = [c for c in range(0x100, 0x100 + HELDOUT_CHARS + RETAIN_TEXT_CHARS + 0x800) if not 0xD800 <= c < 0xE000]
+    text = "".join(map(chr, points[: HELDOUT_CHARS + RETAIN_TEXT_CHARS]))
+    return text if n_chars is None else text[:n_chars]
+
+
+def test_retain_text_windows_are_disjoint_from_the_heldout_windows(monkeypatch):
+    import icml26_shared.datasets
+
+    monkeypatch.setattr(icml26_shared.datasets, "load_shakespeare", distinct_text)
+    config = Config(llm=True, llm_retain_text_windows=64)
+    heldout, text = heldout_windows(CharTokenizer(), config), retain_text_windows(CharTokenizer(), config)
+    assert text.shape == (64, RETAIN_TEXT_LENGTH) and heldout.shape == (8, 129)
+    position = {ord(c): i for i, c in enumerate(distinct_text())}
+    heldout_at = {position[int(t)] for t in heldout.flatten()}
+    text_at = {position[int(t)] for t in text.flatten()}
+    assert max(heldout_at) < HELDOUT_CHARS <= min(text_at) and len(text_at) == text.numel()  # no window overlaps
+    assert torch.equal(retain_text_windows(CharTokenizer(), config), text)  # one fixed draw
+    assert retain_text_windows(CharTokenizer(), replace(config, llm_retain_text_windows=0)) is None
+
+
+def test_retain_text_windows_name_a_count_the_text_cannot_hold(monkeypatch):
+    import icml26_shared.datasets
+
+    monkeypatch.setattr(icml26_shared.datasets, "load_shakespeare", distinct_text)
+    slots = RETAIN_TEXT_CHARS // RETAIN_TEXT_LENGTH
+    expected = f"llm_retain_text_windows={slots + 1}: expected an integer in \\[1, {slots}\\]"
+    with pytest.raises(ValueError, match=expected):
+        retain_text_windows(CharTokenizer(), Config(llm=True, llm_retain_text_windows=slots + 1))
+
+
+def test_total_statistics_count_every_retain_text_token(world):
+    """The total set = the known facts' answer rows + every token of the text windows, merged as one set."""
+    model, tok, facts = world
+    known = probe(model, tok, facts, 0)
+    layers = decoder_linears(model)
+    text = known.ids[:5]  # any (k, L) token windows
+    answer_rows = int((known.labels != IGNORE).sum())
+    total = total_statistics(model, known, layers, text)
+    assert set(total.count.values()) == {answer_rows + text.numel()}
+    rows = torch.cat([known.labels != IGNORE, torch.ones(text.shape, dtype=torch.bool)])
+    direct = collect_statistics(model, torch.cat([known.ids, text]), rows, layers)
+    for name in layers:
+        torch.testing.assert_close(total.cov[name], direct.cov[name], rtol=1e-9, atol=1e-12)
+    assert set(total_statistics(model, known, layers).count.values()) == {answer_rows}
+
+
+def test_measure_llm_puts_the_retain_text_into_the_total_set_and_is_unchanged_without_it(world, monkeypatch):
+    import icml26_ai_engrams.method as method
+
+    model, tok, facts = world
+    config = Config(seeds=(0,), llm=True, llm_forget_fraction=0.2, llm_ga_lr=1e-3, llm_ga_max_steps=1)
+    heldout = encode(tok, [(f.prompt, f.answers[0]) for f in facts[:4]], 0)[0]
+    counts, pinv = [], method.total_pinv
+
+    def counting(total, *args, **kwargs):
+        counts.append(set(total.count.values()))
+        return pinv(total, *args, **kwargs)
+
+    monkeypatch.setattr(method, "total_pinv", counting)
+    plain = measure_llm(model, tok, facts, heldout, config, 0)
+    assert measure_llm(model, tok, facts, heldout, config, 0, retain_text_windows(tok, config)) == plain  # None at 0
+    text = heldout[:3]
+    with_text = measure_llm(model, tok, facts, heldout, config, 0, text)
+    assert counts[2] == {next(iter(counts[0])) + text.numel()} and counts[0] == counts[1]
+    assert with_text["llm_probe_known"] == plain["llm_probe_known"]
 
 
 @pytest.mark.parametrize(
@@ -230,6 +319,9 @@ def test_medium_measures_the_llm_and_quick_does_not():
         ({"llm_layers": (1, 1)}, "llm_layers"),
         ({"llm_forget_fraction": 0.5}, "llm_forget_fraction"),
         ({"llm_ga_max_steps": 0}, "llm_ga_max_steps"),
+        ({"llm": True, "llm_retain_text_windows": -1}, "llm_retain_text_windows"),
+        ({"llm": True, "llm_retain_text_windows": 2.5}, "llm_retain_text_windows"),
+        ({"llm_retain_text_windows": 4}, "llm_retain_text_windows"),  # text windows without the LLM
     ],
 )
 def test_config_rejects_bad_llm_values(kwargs, name):
@@ -243,6 +335,7 @@ def test_smollm2_knows_a_capital_and_has_30_decoder_layers():
 
     model, tok, facts, heldout, pad_id = load_llm(CONFIGS["medium"])
     assert len(decoder_linears(model)) == 30 * 7 and heldout.shape == (8, 129)
+    assert retain_text_windows(tok, CONFIGS["medium"]).shape == (64, RETAIN_TEXT_LENGTH)
     known = probe(model, tok, [f for f in facts if f.country == "France"], pad_id)
     assert "Paris" in known.answers
     with pytest.raises(ValueError, match="llm_layers=30"):

