@@ -27,10 +27,11 @@ from typing import Any
 
 import numpy as np
 import torch
-from icml26_shared import check_choice, check_int, check_positive, fail
+from icml26_shared import check_choice, check_int, fail
 from torch import nn
 
 from .tokens import NumericVocab
+from .training import fit
 
 TEXT_TASKS = ("clock", "addition")
 IGNORE = -100  # target of a position outside the answer
@@ -207,23 +208,16 @@ def finetune(
     batch_size: int,
 ) -> list[float]:
     """AdamW on the trained blocks over shuffled mini-batches of the frozen blocks' output; mean loss per epoch."""
-    epochs, batch_size = check_int("epochs", epochs, 1), check_int("batch_size", batch_size, 1)
-    check_positive("lr", lr)
-    optimizer = torch.optim.AdamW(top.trained_parameters(), lr=lr, weight_decay=0.0)
-    generator = torch.Generator().manual_seed(seed)
-    history = []
-    top.train()
-    for _ in range(epochs):
-        order, total = torch.randperm(len(task), generator=generator), 0.0
-        for start in range(0, len(task), batch_size):
-            batch = order[start : start + batch_size]
-            loss = objective(top(hidden[batch], task.positions[batch]), task.targets[batch])
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            total += float(loss.detach()) * len(batch)
-        history.append(total / len(task))
-    return history
+    return fit(
+        top,
+        top.trained_parameters(),
+        len(task),
+        lambda rows: objective(top(hidden[rows], task.positions[rows]), task.targets[rows]),
+        epochs,
+        seed,
+        lr,
+        batch_size,
+    )
 
 
 @torch.no_grad()

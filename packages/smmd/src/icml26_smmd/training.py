@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -11,6 +12,40 @@ from torch import nn
 
 from .data import TokenTask
 from .tokens import NumericVocab
+
+
+def fit(
+    module: nn.Module,
+    parameters: Iterable[nn.Parameter],
+    n: int,
+    batch_loss: Callable[[torch.Tensor], torch.Tensor],
+    epochs: int,
+    seed: int,
+    lr: float,
+    batch_size: int,
+    weight_decay: float = 0.0,
+) -> list[float]:
+    """AdamW on ``parameters`` over shuffled mini-batches of ``n`` examples; ``batch_loss(rows)`` returns the
+    loss of the rows (a LongTensor of indices). Mean loss per epoch. The one training loop of the package: the
+    toy models (``train``) and the LLM's trained blocks (``llm.finetune``) both run it."""
+    epochs = check_int("epochs", epochs, 1)
+    batch_size = check_int("batch_size", batch_size, 1)
+    check_positive("lr", lr)
+    optimizer = torch.optim.AdamW(parameters, lr=lr, weight_decay=weight_decay)
+    generator = torch.Generator().manual_seed(seed)
+    history = []
+    module.train()
+    for _ in range(epochs):
+        order, total = torch.randperm(n, generator=generator), 0.0
+        for start in range(0, n, batch_size):
+            batch = order[start : start + batch_size]
+            loss = batch_loss(batch)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            total += float(loss.detach()) * len(batch)
+        history.append(total / n)
+    return history
 
 
 def train(
@@ -24,27 +59,20 @@ def train(
     weight_decay: float = 0.0,
 ) -> list[float]:
     """AdamW on ``objective(model(x), y)`` over shuffled mini-batches; mean loss per epoch."""
-    epochs = check_int("epochs", epochs, 1)
-    batch_size = check_int("batch_size", batch_size, 1)
-    check_positive("lr", lr)
     x, y = torch.as_tensor(task.inputs), torch.as_tensor(task.targets)
     if len(x) != len(y):
         raise fail("task", (len(x), len(y)), "as many inputs as target rows")
-    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
-    generator = torch.Generator().manual_seed(seed)
-    history = []
-    model.train()
-    for _ in range(epochs):
-        order, total = torch.randperm(len(x), generator=generator), 0.0
-        for start in range(0, len(x), batch_size):
-            batch = order[start : start + batch_size]
-            loss = objective(model(x[batch]), y[batch])
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            total += float(loss.detach()) * len(batch)
-        history.append(total / len(x))
-    return history
+    return fit(
+        model,
+        model.parameters(),
+        len(x),
+        lambda rows: objective(model(x[rows]), y[rows]),
+        epochs,
+        seed,
+        lr,
+        batch_size,
+        weight_decay,
+    )
 
 
 @dataclass(frozen=True)
