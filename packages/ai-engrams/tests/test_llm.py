@@ -18,11 +18,12 @@ from icml26_ai_engrams.experiment import (
     forget_engrams,
     heldout_windows,
     measure_llm,
+    relation_specificity,
     retain_text_windows,
     total_statistics,
 )
 from icml26_ai_engrams.llm import IGNORE, CausalLM, answer_hits, decoder_linears, encode, probe, split_countries
-from icml26_ai_engrams.method import collect_statistics, compute_engrams, total_pinv
+from icml26_ai_engrams.method import collect_statistics, compute_engram, compute_engrams, erase, total_pinv
 from icml26_ai_engrams.networks import TinyLM, train_lm
 from icml26_shared.llm import perplexity
 
@@ -153,6 +154,34 @@ def test_measure_llm_on_the_tiny_model(world):
     assert hits.min() == 1.0  # measure_llm edits copies only
 
 
+def test_relation_specificity_erases_one_relation_at_a_time(world):
+    """Per relation r: the engram of A's facts of r alone, erased; its drops on the retained facts of r and of
+    the other relations equal a direct computation; a relation without a fact in A is skipped and counted."""
+    model, tok, facts = world
+    known = probe(model, tok, facts, 0)
+    layers = decoder_linears(model)
+
+    def statistics(rows):
+        return collect_statistics(model, known.ids[rows], known.labels[rows] != IGNORE, layers, batch_size=32)
+
+    total = statistics(torch.ones(len(known.facts), dtype=torch.bool))
+    pinv = total_pinv(total)
+    relation = np.array([f.relation for f in known.facts])
+    in_a, _ = split_countries(known.facts, 0, 0.2)
+    rest = ~in_a
+    only_capital = in_a & (relation == "capital")
+    out = relation_specificity(model, known, statistics, total, pinv, only_capital, rest, Config())
+    assert out["relations"] == 1.0
+    edited = erase(model, compute_engram(model, statistics(torch.from_numpy(only_capital)), total, pinv=pinv))
+    hits, _ = answer_hits(edited, known.ids, known.labels)
+    assert out["forget_ratio"] == hits[only_capital].mean() <= 0.5  # memorised facts are erased
+    assert out["same_drop"] == 1.0 - hits[rest & (relation == "capital")].mean()
+    assert out["other_drop"] == 1.0 - hits[rest & (relation != "capital")].mean()
+    assert out["same_minus_other_drop"] == out["same_drop"] - out["other_drop"]
+    every = relation_specificity(model, known, statistics, total, pinv, in_a, rest, Config())
+    assert every["relations"] == len(set(relation[in_a]))
+
+
 def test_measure_llm_frees_each_seeds_statistics_before_editing(world, monkeypatch):
     """Memory (issue 25: SmolLM2's medium peaked at 9.5 GB): when a copy is edited or gradient ascent runs, the
     only statistics alive are the total set's; the forget sets' (~1 GB each on SmolLM2) are already freed."""
@@ -184,7 +213,8 @@ def test_measure_llm_frees_each_seeds_statistics_before_editing(world, monkeypat
     model, tok, facts = world
     config = Config(seeds=(0, 1), llm=True, llm_forget_fraction=0.2, llm_ga_lr=1e-3, llm_ga_max_steps=2)
     measure_llm(model, tok, facts, encode(tok, [(f.prompt, f.answers[0]) for f in facts[:4]], 0)[0], config, 0)
-    assert len(made) == 1 + 2 * len(config.seeds) and alive_at == [1] * (3 * len(config.seeds))
+    # per seed: A, B and one set per relation (relation_specificity); 3 + 3 edits or GA runs
+    assert len(made) == 1 + 5 * len(config.seeds) and alive_at == [1] * (6 * len(config.seeds))
 
 
 def test_forget_engrams_match_the_whole_model_engrams_and_union(world):
