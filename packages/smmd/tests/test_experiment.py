@@ -30,8 +30,8 @@ def test_configs_and_claims():
     assert CONFIGS["quick"].dtype == CONFIGS["paper"].dtype == "float64"
     assert len({c.metric for c in CLAIMS}) == len(CLAIMS)
     quick = CONFIGS["quick"]
-    medium = Config(seeds=tuple(range(6, 12)), workers=3, llm_seeds=(0, 1, 2), llm_epochs=2)
-    assert CONFIGS["medium"] == medium  # quick's pipeline on new seeds, with every arm, and SmolLM2
+    medium = Config(seeds=tuple(range(6, 12)), workers=3, llm_seeds=(0, 1, 2), llm_blocks=6, llm_lr=1e-3, llm_epochs=6)
+    assert CONFIGS["medium"] == medium  # quick's pipeline on new seeds, with every arm, and SmolLM2 (0.1.7 budget)
     assert (quick.clock_train, quick.clock_epochs, quick.llm_seeds) == (400, 40, ())
     assert not quick.single_terms and medium.single_terms  # quick leaves the single-term arms to medium (0.1.5)
     assert quick.objectives == ("CE", "NTL-WAS", "SMMD", "shuffled") and medium.objectives == OBJECTIVES
