@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 from icml26_shared.bench import Benchmark, Case, best_seconds, interleaved_seconds, measure, read_bench, write_bench
-from icml26_shared.report import performance
+from icml26_shared.report import BENCH_END, BENCH_START, bench_block, performance, update_bench_block
 from icml26_shared.testing import check_benchmarks
 
 SCRIPT = '''
@@ -84,6 +84,38 @@ def test_bench_json_keeps_one_entry_per_script_and_the_report_reads_it(tmp_path)
     with pytest.raises(ValueError, match="bench.json"):
         write_bench(other, tmp_path)
     assert "unreadable" in "\n".join(performance(tmp_path))
+
+
+def test_a_benchmark_that_restores_the_thread_count_names_the_count_it_timed_with():
+    case = Case("n=1", "base", 1.0, 2.0)
+    _bench, record = measure("demo", "bench_a", lambda tiny: Benchmark("x", (case,), threads=1))
+    assert record.threads == 1
+    with pytest.raises(ValueError, match="threads=0"):
+        Benchmark("x", (case,), threads=0)
+
+
+def test_the_readme_block_is_written_from_bench_json_and_nothing_else(tmp_path):
+    def run(tiny):
+        cases = (Case("n=1", "base | x", 1.0, 2.0), Case("n=2", "base | x", 4.0, 1.0, unit="tokens/s"))
+        return Benchmark("ours vs base", cases, notes="release 3 s")
+
+    _bench, record = measure("demo", "bench_a", run)
+    bench = write_bench(record, tmp_path)
+    block = bench_block(bench)
+    assert block[0].startswith("`bench_a`: ours vs base. Measured in") and "release 3 s" in block
+    rows = [line for line in block if line.startswith("| n=")]
+    assert rows == ["| n=1 | base \\| x | 1 | 2 | s | 2x |", "| n=2 | base \\| x | 4 | 1 | tokens/s | 4x |"]
+    assert "Geometric mean ratio per baseline: base \\| x 2.83x." in block
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# demo\nprose 1.5x\n{BENCH_START}\nhand-copied 9x\n{BENCH_END}\nafter\n")
+    assert update_bench_block(readme, bench) is True
+    text = readme.read_text()
+    assert "hand-copied" not in text and text.startswith("# demo\nprose 1.5x\n")
+    assert text.endswith(f"{BENCH_END}\nafter\n")
+    assert "\n".join(block) in text and update_bench_block(readme, bench) is False  # idempotent
+    readme.write_text("# no markers\n")
+    with pytest.raises(ValueError, match="expected one <!-- bench.json:start"):
+        update_bench_block(readme, bench)
 
 
 def test_a_script_prints_its_table_and_writes_bench_json(tmp_path):

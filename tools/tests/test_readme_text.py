@@ -51,7 +51,7 @@ def test_quick_wall_times_stated_are_the_committed_records():
     over = sum(w > 120 for w in walls.values())
     stated = (
         f"median of {statistics.median(walls.values()):.0f} s, a maximum of {walls[slowest]:.0f} s ({slowest}",
-        f"{over} of the {len(walls)} are over 120 s",
+        f"{over or 'none'} of the {len(walls)} {'is' if over == 1 else 'are'} over 120 s",
     )
     text = " ".join(README.split())
     missing = [s for s in stated if s not in text]
@@ -90,3 +90,19 @@ def test_torch_packages_point_at_the_cpu_only_route():
         deps = tomllib.loads((pkg / "pyproject.toml").read_text())["project"]["dependencies"]
         if any(re.match(r"torch\b", d) for d in deps):
             assert "../../README.md#installing-pytorch" in install_section((pkg / "README.md").read_text()), pkg.name
+
+
+def test_benchmark_numbers_in_package_readmes_are_their_bench_json():
+    """Every package with benchmarks keeps their numbers between the bench markers, as `icml26 report
+    --readme README.md` writes them from results/<slug>/bench.json: none is copied by hand (issue 28.2)."""
+    from icml26_shared.report import BENCH_END, BENCH_START, bench_block
+
+    for pkg in PACKAGES:
+        if not list((pkg / "benchmarks").glob("bench_*.py")):
+            continue
+        text = (pkg / "README.md").read_text()
+        assert text.count(BENCH_START) == 1 and text.count(BENCH_END) == 1, f"{pkg.name}: README lacks bench markers"
+        bench = ROOT / "results" / pkg.name / "bench.json"
+        if bench.is_file():
+            block = text.split(BENCH_START, 1)[1].split(BENCH_END, 1)[0]
+            assert block == "\n" + "\n".join(bench_block(bench)) + "\n", f"{pkg.name}: run icml26 report --readme"

@@ -63,6 +63,7 @@ def run(tiny: bool) -> Benchmark:
         f"Do-Prompt and its ablations vs their MaPLe host, median CPU time of a full-batch step on {n_images} images "
         f"({len(names)} classes, MiniLM text tower), one thread",
         tuple(cases),
+        threads=1,
     )
 
 

@@ -61,6 +61,7 @@ def run(tiny: bool) -> Benchmark:
         "CE + SMMD vs CE alone and vs CE + NTL-WAS: seconds of loss forward + backward, one thread",
         tuple(cases),
         notes="; ".join(notes),
+        threads=1,
     )
 
 

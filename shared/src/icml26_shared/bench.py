@@ -65,10 +65,15 @@ class Benchmark:
     compares: str
     cases: tuple[Case, ...]
     notes: str = ""
+    # the torch threads it timed with, for a script that restores its caller's count before returning
+    # (default: the count torch has after ``run``)
+    threads: int | None = None
 
     def __post_init__(self) -> None:
         if not self.cases:
             raise fail("cases", self.cases, "at least one measured Case")
+        if self.threads is not None:
+            check_int("threads", self.threads, 1)
 
     def headlines(self) -> dict[str, float]:
         """Per baseline, the geometric mean of its cases' ratios."""
@@ -175,7 +180,7 @@ def measure(
         cases=[{**asdict(c), "ratio": round(c.ratio, 4)} for c in bench.cases],
         notes=bench.notes,
         tiny=tiny,
-        threads=torch.get_num_threads() if torch is not None else None,
+        threads=bench.threads or (torch.get_num_threads() if torch is not None else None),
         load_start=load_start,
         load_end=load_average(),
         wall_seconds=round(time.perf_counter() - start, 2),

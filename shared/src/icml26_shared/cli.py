@@ -231,7 +231,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from .report import collect, update_catalogue, write_report
+    from .report import collect, update_bench_block, update_catalogue, write_report
 
     root = results_folder(args.out)
     path, name = _named_root(args.out)
@@ -250,6 +250,11 @@ def cmd_report(args: argparse.Namespace) -> int:
         except OSError as err:
             raise fail("--readme", args.readme, f"a README this user can read and write ({err.strerror})") from None
         print(f"updated {updated} catalogue rows in {args.readme}")
+        packages = Path(args.readme).parent / "packages"
+        for bench in sorted(root.glob("*/bench.json")):
+            readme = packages / bench.parent.name / "README.md"
+            if readme.is_file() and update_bench_block(readme, bench):
+                print(f"updated the benchmark tables in {readme} from {bench}")
     return 0
 
 
@@ -310,7 +315,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help=f"the results folder to report on (default: ${RESULTS_ENV}, else the user's data folder)",
     )
-    p.add_argument("--readme", default=None, help="also update the status column of this README's catalogue")
+    p.add_argument(
+        "--readme",
+        default=None,
+        help="also update the status column of this README's catalogue and the benchmark tables of "
+        "packages/<slug>/README.md beside it from <out>/<slug>/bench.json",
+    )
     p.set_defaults(func=cmd_report)
     return parser
 

@@ -3,7 +3,9 @@
 
 One row per paper (claims holding in quick and medium, wall and CPU time with the load average, figure
 link), then each paper's claim table: quick's verdicts and, where medium ran, medium's beside them with
-the metric's movement (toward the rule's side of its threshold or away from it).
+the metric's movement (toward the rule's side of its threshold or away from it). With ``--readme`` it also
+sets the catalogue's status column and, in each package README that has the bench markers, the benchmark
+tables from that paper's ``bench.json``, so no benchmark number is copied by hand.
 A results.json that cannot be read is reported as such in its row, never a crash. Measured values are
 mean ± sem, as the verdicts, the READMEs and the docs site use them; a ``|`` in a cell is written ``\\|``,
 so the row keeps its cells on GitHub and on the docs site.
@@ -22,6 +24,9 @@ from .records import QUICK, Record, run_dir
 
 CATALOGUE_START = "<!-- catalogue:start -->"
 CATALOGUE_END = "<!-- catalogue:end -->"
+# A package README's benchmark numbers sit between these markers, written from its bench.json (issue 28.2).
+BENCH_START = "<!-- bench.json:start: written by icml26 report; edit the benchmark, not this block -->"
+BENCH_END = "<!-- bench.json:end -->"
 MEDIUM = "medium"
 RULE_OP = re.compile(r"\) (>=|<=|>|<) ")
 
@@ -252,3 +257,48 @@ def update_catalogue(readme: str | Path, entries: list[Entry]) -> int:
             updated += 1
     atomic_write_text(path, head + CATALOGUE_START + "\n".join(lines) + CATALOGUE_END + tail)
     return updated
+
+
+def bench_block(path: str | Path) -> list[str]:
+    """The Markdown of one ``bench.json``: per benchmark script what it compares, the conditions it was
+    measured under, every case (ours, the baseline, the ratio: > 1 ours better) and the geometric means."""
+    lines: list[str] = []
+    for script, b in read_bench(path).items():
+        n = b["threads"]
+        threads = f"{n} thread{'s' if n != 1 else ''}" if n else "no torch thread count"
+        tiny = " **Tiny run: its ratios mean nothing.**" if b["tiny"] else ""
+        lines += [
+            f"`{script}`: {b['compares']}. Measured in {b['wall_seconds']:.0f} s, {threads}, load average "
+            f"{_fmt(b['load_start'])} → {_fmt(b['load_end'])}.{tiny}",
+            "",
+            "| case | against | ours | baseline | unit | ratio (> 1: ours better) |",
+            "|---|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| {cell(c['case'])} | {cell(c['against'])} | {_fmt(c['ours'])} | {_fmt(c['baseline'])} | {c['unit']} "
+            f"| {c['ratio']:.3g}x |"
+            for c in b["cases"]
+        ]
+        if len(b["cases"]) > len(b["headlines"]):  # some baseline has several cases: their geometric mean
+            means = "; ".join(f"{cell(k)} {v:.3g}x" for k, v in b["headlines"].items())
+            lines += ["", f"Geometric mean ratio per baseline: {means}."]
+        if b["notes"]:
+            lines += ["", b["notes"]]
+        lines.append("")
+    return lines[:-1]
+
+
+def update_bench_block(readme: str | Path, bench: str | Path) -> bool:
+    """Replace the text between the bench markers of ``readme`` by ``bench_block(bench)``; True if it
+    changed. A README without both markers raises ValueError naming them."""
+    path = Path(readme)
+    text = path.read_text()
+    if text.count(BENCH_START) != 1 or text.count(BENCH_END) != 1:
+        raise ValueError(f"readme={str(path)!r}: expected one {BENCH_START} and one {BENCH_END}")
+    head, rest = text.split(BENCH_START, 1)
+    tail = rest.split(BENCH_END, 1)[1]
+    new = head + BENCH_START + "\n" + "\n".join(bench_block(bench)) + "\n" + BENCH_END + tail
+    if new == text:
+        return False
+    atomic_write_text(path, new)
+    return True
