@@ -29,6 +29,17 @@ def test_verify_reproduces_a_deterministic_paper(fake_papers, capsys):
     assert row.split()[1:4] == ["reproduced", "1", "0"]
     summary = json.loads((fake_papers.parent / "scratch" / "verify.json").read_text())
     assert summary["papers"][0]["checks"][0]["reproduced"] is True and "cpu_model" in summary["platform"]
+    assert summary["jobs"] == 1 and set(summary["papers"][0]["timing"]) == {"cpu_seconds", "load_start", "load_end"}
+    # committed under results/reproduce/, the summary is REPORT's "Whole reproductions" column
+    (fake_papers.parent / "results" / "reproduce").mkdir()
+    (fake_papers.parent / "results" / "reproduce" / "cold.json").write_text(json.dumps(summary))
+    assert main(["report", "--out", "results"]) == 0
+    report = (fake_papers.parent / "results" / "REPORT.md").read_text()
+    section = report.split("## Whole reproductions", 1)[1]
+    assert "| paper | `cold` |" in section and "| whole run | smoke, 1 at a time: " in section
+    row = next(line for line in section.splitlines() if line.startswith("| [`alpha`]"))
+    wall, cpu = summary["papers"][0]["wall_seconds"], summary["papers"][0]["timing"]["cpu_seconds"]
+    assert row.startswith(f"| [`alpha`](#alpha) | reproduced, {wall:.0f} / {cpu:.0f} (")
 
 
 def test_verify_reports_a_moved_mean_and_a_flipped_verdict(fake_papers, capsys):

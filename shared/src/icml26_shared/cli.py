@@ -198,7 +198,8 @@ def reference_folder(reference: str) -> Path:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from .verify import platform_line, verification_table, verify, write_summary
+    from .records import platform_line
+    from .verify import verification_table, verify, write_summary
 
     slugs = _slugs(args)  # every argument is checked before anything is printed or created
     check_int("--jobs", args.jobs, 1)
@@ -220,7 +221,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         ok = all(r.status == "reproduced" for r in results)
         keep = keep or not ok
         if keep:
-            summary = write_summary(results, out / "verify.json", args.config, started)
+            summary = write_summary(results, out / "verify.json", args.config, started, args.jobs)
             print(f"wall {time.time() - started:.0f} s; runs, logs, comparisons and platform in {out} ({summary.name})")
         else:
             print(f"wall {time.time() - started:.0f} s; scratch folder {out} removed (--keep keeps it)")

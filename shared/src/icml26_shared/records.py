@@ -208,6 +208,22 @@ def load_average() -> float:
         return math.nan
 
 
+def platform_line(env: dict[str, Any] | None = None) -> str:
+    """One line naming the machine: CPU model and count, torch CPU capability and threads, versions."""
+    env = env or environment()
+    frameworks = ", ".join(f"{k} {v}" for k, v in sorted(env.get("frameworks", {}).items()))
+    torch = (
+        f"; torch CPU capability {env['torch_cpu_capability']}, {env.get('torch_threads')} threads"
+        if "torch_cpu_capability" in env
+        else ""
+    )
+    threads = ", ".join(f"{k}={v}" for k, v in env.get("thread_variables", {}).items()) or "no thread variables set"
+    return (
+        f"{env.get('cpu_model', '?')} x {env.get('cpu_count', '?')}; python {env.get('python')}"
+        f"{torch}; {frameworks or 'no frameworks imported'}; {threads}"
+    )
+
+
 def git_sha(cwd: str | os.PathLike | None = None) -> str | None:
     """The checkout's HEAD sha, ``+dirty`` when tracked code has uncommitted changes (changes under the
     top-level ``results/`` folder, which runs themselves rewrite, do not count); None outside git."""

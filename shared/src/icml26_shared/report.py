@@ -13,6 +13,7 @@ so the row keeps its cells on GitHub and on the docs site.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from pathlib import Path
 
 from .bench import read_bench
 from .cache import atomic_write_text
-from .records import QUICK, Record, run_dir
+from .records import QUICK, Record, platform_line, run_dir
 
 CATALOGUE_START = "<!-- catalogue:start -->"
 CATALOGUE_END = "<!-- catalogue:end -->"
@@ -28,6 +29,7 @@ CATALOGUE_END = "<!-- catalogue:end -->"
 BENCH_START = "<!-- bench.json:start: written by icml26 report; edit the benchmark, not this block -->"
 BENCH_END = "<!-- bench.json:end -->"
 MEDIUM = "medium"
+REPRODUCE = "reproduce"  # results/reproduce/<run>.json: committed verify.json files of whole reproductions
 RULE_OP = re.compile(r"\) (>=|<=|>|<) ")
 
 
@@ -94,12 +96,13 @@ def status(entry: Entry) -> str:
 
 def timing(record: Record | None) -> str:
     """``wall s / CPU s (load a -> b)`` of a record; records before icml26-shared 0.1.4 have no CPU or load."""
-    if record is None:
-        return "-"
-    t = record.timing
+    return "-" if record is None else _timing(record.wall_seconds, record.timing)
+
+
+def _timing(wall: float, t: dict) -> str:
     if not t:
-        return f"{record.wall_seconds:.0f} / - (-)"
-    return f"{record.wall_seconds:.0f} / {t['cpu_seconds']:.0f} ({_fmt(t['load_start'])} → {_fmt(t['load_end'])})"
+        return f"{wall:.0f} / - (-)"
+    return f"{wall:.0f} / {t['cpu_seconds']:.0f} ({_fmt(t['load_start'])} → {_fmt(t['load_end'])})"
 
 
 def measured(claim: dict) -> str:
@@ -150,8 +153,8 @@ def claims_table(entry: Entry) -> list[str]:
     return lines
 
 
-def render(entries: list[Entry], performance_section: Sequence[str] = ()) -> str:
-    """REPORT.md: the summary table, the Performance section (``performance``) when given, then each paper."""
+def render(entries: list[Entry], sections: Sequence[str] = ()) -> str:
+    """REPORT.md: the summary table, the given sections (``performance``, ``reproductions``), then each paper."""
     lines = [
         "# icml26: reproduction report",
         "",
@@ -178,7 +181,7 @@ def render(entries: list[Entry], performance_section: Sequence[str] = ()) -> str
             f"| [`{e.slug}`](#{e.slug}) | {holding(r, QUICK)} | {timing(r)} | {med} | {timing(e.medium)} "
             f"| {r.version} | {sha} | {fig} |"
         )
-    lines += performance_section
+    lines += sections
     for e in entries:
         if e.record is None:
             continue
@@ -225,10 +228,50 @@ def performance(out_root: str | Path) -> list[str]:
     return lines if found else []
 
 
+def reproductions(out_root: str | Path) -> list[str]:
+    """REPORT's section on whole reproductions: one column per ``<out_root>/reproduce/<name>.json`` (the
+    ``verify.json`` of an ``icml26 verify --all`` run, committed there), with each paper's status, wall and CPU
+    seconds and load average in that run, and the run's total wall time, papers at once and machine."""
+    paths = sorted((Path(out_root) / REPRODUCE).glob("*.json"))
+    if not paths:
+        return []
+    runs = []
+    for path in paths:
+        try:
+            data = json.loads(path.read_text())
+            runs.append((path.stem, data, {p["slug"]: p for p in data["papers"]}))
+        except (OSError, ValueError, KeyError, TypeError) as err:
+            raise ValueError(f"{path}: unreadable verify.json ({err})") from None
+    lines = [
+        "",
+        "## Whole reproductions",
+        "",
+        f"Written from `results/{REPRODUCE}/<run>.json`, each the `verify.json` of one `icml26 verify --all --out DIR`",
+        "run (every paper run afresh and compared claim by claim with its committed record), copied there. A",
+        "cell is the paper's status in that run and its wall / CPU seconds (load average at start → end).",
+        "",
+        "| paper | " + " | ".join(f"`{name}`" for name, _, _ in runs) + " |",
+        "|---|" + "---|" * len(runs),
+        "| whole run | " + " | ".join(_whole_run(d) for _, d, _ in runs) + " |",
+    ]
+    for slug in sorted({s for _, _, papers in runs for s in papers}):
+        cells = []
+        for _, _, papers in runs:
+            p = papers.get(slug)
+            cells.append(f"{p['status']}, {_timing(p['wall_seconds'], p.get('timing', {}))}" if p else "-")
+        lines.append(f"| [`{slug}`](#{slug}) | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _whole_run(summary: dict) -> str:
+    jobs, wall = summary.get("jobs", "?"), summary["wall_seconds"]
+    return f"{summary['config']}, {jobs} at a time: {wall:.0f} s wall; {platform_line(summary['platform'])}"
+
+
 def write_report(out_root: str | Path = "results") -> Path:
     """Write ``<out_root>/REPORT.md`` atomically and return its path."""
     path = Path(out_root) / "REPORT.md"
-    atomic_write_text(path, render(collect(out_root), performance(out_root)))
+    atomic_write_text(path, render(collect(out_root), [*performance(out_root), *reproductions(out_root)]))
     return path
 
 

@@ -78,6 +78,7 @@ class Verification:
     wall_seconds: float = 0.0
     detail: str = ""
     environment: dict[str, Any] = field(default_factory=dict)
+    timing: dict[str, float] = field(default_factory=dict)  # the new record's CPU seconds and load average
 
     @property
     def reproduced_claims(self) -> int:
@@ -135,7 +136,9 @@ def compare(slug: str, reference: Record, measured: Record, wall_seconds: float)
             f"only now {sorted(set(new_ids) - set(ref_ids))}"
         )
     status = "differs" if notes else "reproduced"
-    return Verification(slug, status, tuple(checks), wall_seconds, "; ".join(notes), measured.environment)
+    return Verification(
+        slug, status, tuple(checks), wall_seconds, "; ".join(notes), measured.environment, dict(measured.timing)
+    )
 
 
 def verify(
@@ -174,22 +177,6 @@ def verify(
     return results
 
 
-def platform_line(env: dict[str, Any] | None = None) -> str:
-    """One line naming the machine: CPU model and count, torch CPU capability and threads, versions."""
-    env = env or environment()
-    frameworks = ", ".join(f"{k} {v}" for k, v in sorted(env.get("frameworks", {}).items()))
-    torch = (
-        f"; torch CPU capability {env['torch_cpu_capability']}, {env.get('torch_threads')} threads"
-        if "torch_cpu_capability" in env
-        else ""
-    )
-    threads = ", ".join(f"{k}={v}" for k, v in env.get("thread_variables", {}).items()) or "no thread variables set"
-    return (
-        f"{env.get('cpu_model', '?')} x {env.get('cpu_count', '?')}; python {env.get('python')}"
-        f"{torch}; {frameworks or 'no frameworks imported'}; {threads}"
-    )
-
-
 def verification_table(results: Sequence[Verification]) -> str:
     """One row per paper: status, claims reproduced / differing, wall seconds, what differs."""
     rows = [f"{'paper':<22} {'status':<13} {'reproduced':>10} {'differing':>9} {'wall s':>8}  what differs"]
@@ -203,10 +190,12 @@ def verification_table(results: Sequence[Verification]) -> str:
     return "\n".join(rows)
 
 
-def write_summary(results: Sequence[Verification], path: Path, config: str, started: float) -> Path:
-    """``verify.json``: every comparison and this machine's platform, for tracing a difference later."""
+def write_summary(results: Sequence[Verification], path: Path, config: str, started: float, jobs: int = 1) -> Path:
+    """``verify.json``: every comparison, each run's wall and CPU seconds and load average, and this machine's
+    platform, for tracing a difference later; committed under ``results/reproduce/``, REPORT shows its timings."""
     data = {
         "config": config,
+        "jobs": jobs,
         "wall_seconds": round(time.time() - started, 1),
         "platform": environment(),
         "papers": [
