@@ -6,6 +6,7 @@ import math
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 from icml26_shared.bench import Benchmark, Case, best_seconds, interleaved_seconds, measure, read_bench, write_bench
@@ -134,3 +135,16 @@ def test_a_script_prints_its_table_and_writes_bench_json(tmp_path):
     assert record.tiny and record.cases[0]["case"] == "n=10"
     with pytest.raises(ValueError, match="a package with benchmarks/bench_"):
         check_benchmarks(tmp_path)
+
+
+def test_benchmark_numbers_in_the_package_readmes_are_their_bench_json():
+    """Every package with benchmarks keeps their numbers between the bench markers, as `icml26 report
+    --readme README.md` writes them from results/<slug>/bench.json: none is copied by hand (issue 28.2)."""
+    repo = Path(__file__).resolve().parents[2]
+    for pkg in sorted({p.parent.parent for p in (repo / "packages").glob("*/benchmarks/bench_*.py")}):
+        text = (pkg / "README.md").read_text()
+        assert text.count(BENCH_START) == 1 and text.count(BENCH_END) == 1, f"{pkg.name}: README lacks bench markers"
+        bench = repo / "results" / pkg.name / "bench.json"
+        if bench.is_file():
+            block = text.split(BENCH_START, 1)[1].split(BENCH_END, 1)[0]
+            assert block == "\n" + "\n".join(bench_block(bench)) + "\n", f"{pkg.name}: run icml26 report --readme"

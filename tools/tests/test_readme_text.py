@@ -90,19 +90,3 @@ def test_torch_packages_point_at_the_cpu_only_route():
         deps = tomllib.loads((pkg / "pyproject.toml").read_text())["project"]["dependencies"]
         if any(re.match(r"torch\b", d) for d in deps):
             assert "../../README.md#installing-pytorch" in install_section((pkg / "README.md").read_text()), pkg.name
-
-
-def test_benchmark_numbers_in_package_readmes_are_their_bench_json():
-    """Every package with benchmarks keeps their numbers between the bench markers, as `icml26 report
-    --readme README.md` writes them from results/<slug>/bench.json: none is copied by hand (issue 28.2)."""
-    from icml26_shared.report import BENCH_END, BENCH_START, bench_block
-
-    for pkg in PACKAGES:
-        if not list((pkg / "benchmarks").glob("bench_*.py")):
-            continue
-        text = (pkg / "README.md").read_text()
-        assert text.count(BENCH_START) == 1 and text.count(BENCH_END) == 1, f"{pkg.name}: README lacks bench markers"
-        bench = ROOT / "results" / pkg.name / "bench.json"
-        if bench.is_file():
-            block = text.split(BENCH_START, 1)[1].split(BENCH_END, 1)[0]
-            assert block == "\n" + "\n".join(bench_block(bench)) + "\n", f"{pkg.name}: run icml26 report --readme"
