@@ -40,6 +40,10 @@ def test_verify_reproduces_a_deterministic_paper(fake_papers, capsys):
     row = next(line for line in section.splitlines() if line.startswith("| [`alpha`]"))
     wall, cpu = summary["papers"][0]["wall_seconds"], summary["papers"][0]["timing"]["cpu_seconds"]
     assert row.startswith(f"| [`alpha`](#alpha) | reproduced, {wall:.0f} / {cpu:.0f} (")
+    (fake_papers.parent / "results" / "reproduce" / "broken.json").write_text("{not json")
+    assert main(["report", "--out", "results"]) == 0  # reported in its column, never a crash
+    section = (fake_papers.parent / "results" / "REPORT.md").read_text().split("## Whole reproductions", 1)[1]
+    assert "| paper | `broken` | `cold` |" in section and "| whole run | unreadable: " in section
 
 
 def test_verify_reports_a_moved_mean_and_a_flipped_verdict(fake_papers, capsys):
